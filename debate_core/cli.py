@@ -1,0 +1,274 @@
+"""``python -m debate_core run``: run one debate in the terminal.
+
+What it does: builds a ``DebateConfig`` from command-line options (or the
+built-in demo question and agents when no question is given), picks a backend,
+runs the debate and shows it live with ``terminal.TerminalRenderer``.
+``--events-jsonl FILE`` writes every event as one JSON line, flushed as it
+happens, so an interrupted run keeps everything said so far. ``--human NAME``
+puts you in NAME's seat: the debate runs in a background thread and you answer
+its requests at the prompt (``i 8 B`` = interrupt with urgency 8 supporting B;
+Enter = listen).
+
+What it does not do: store debates in a database or serve the web app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import queue
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO
+
+from pydantic import ValidationError
+from rich.console import Console
+from rich.text import Text
+
+from debate_core.backends.base import Backend
+from debate_core.backends.demo import DEMO_AGENTS, DEMO_QUESTION, demo_backend
+from debate_core.config import (
+    DEFAULT_HISTORY_WINDOW,
+    DEFAULT_MAX_NEW_TOKENS,
+    DEFAULT_MAX_SILENT_TURNS,
+    DEFAULT_MAX_TURNS,
+    DEFAULT_SEED,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_TOKEN_BUDGET,
+    AgentSpec,
+    Condition,
+    DebateConfig,
+    Question,
+    SeatKind,
+    SuppliedInitialAnswer,
+)
+from debate_core.engine import Debate
+from debate_core.errors import BackendError, ConfigError, HumanInputError
+from debate_core.events import Event, event_to_json
+from debate_core.human import HumanChannel, HumanRequest, RequestType
+from debate_core.seats import HumanSeat, Seat
+from debate_core.terminal import TerminalRenderer
+
+BACKENDS: dict[str, Callable[[DebateConfig], Backend]] = {"scripted": demo_backend}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m debate_core", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run one debate and show it live")
+    q = run.add_argument_group("question (default: a built-in demo question)")
+    q.add_argument("--question", help="the question text")
+    q.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="a multiple-choice option; repeat for B, C, ... (labels are A, B, C, ...)",
+    )
+    q.add_argument("--answer", help="the correct answer (an option label such as B)")
+    a = run.add_argument_group("agents")
+    a.add_argument("--agents", help="comma-separated agent names (default: Alex,Chris,Jenny)")
+    a.add_argument("--persona", action="append", default=[], metavar="NAME=TEXT", help="a persona")
+    a.add_argument(
+        "--initial",
+        action="append",
+        default=[],
+        metavar="NAME=ANSWER[:REASON]",
+        help="supply NAME's initial answer instead of generating it",
+    )
+    a.add_argument("--human", metavar="NAME", help="take NAME's seat yourself at the terminal")
+    a.add_argument(
+        "--human-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="listen on your behalf when you do not answer in time (default: wait)",
+    )
+    r = run.add_argument_group("rules")
+    r.add_argument("--condition", choices=[c.value for c in Condition], default=Condition.INTERRUPTIBLE.value)
+    r.add_argument("--budget", type=int, default=DEFAULT_TOKEN_BUDGET, help="public token budget")
+    r.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    r.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE)
+    r.add_argument("--max-new-tokens", type=int, default=DEFAULT_MAX_NEW_TOKENS)
+    r.add_argument("--history-window", type=int, default=DEFAULT_HISTORY_WINDOW)
+    r.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS)
+    r.add_argument("--max-silent-turns", type=int, default=DEFAULT_MAX_SILENT_TURNS)
+    m = run.add_argument_group("model and output")
+    m.add_argument("--backend", choices=sorted(BACKENDS), default="scripted")
+    m.add_argument("--events-jsonl", metavar="FILE", help="write every event as a JSON line")
+    m.add_argument("--quiet", action="store_true", help="only print the result")
+    m.add_argument("--no-plans", action="store_true", help="hide the per-turn plan lines")
+    m.add_argument("--thoughts", action="store_true", help="show each agent's private thought")
+    return parser
+
+
+def _pairs(items: Sequence[str], what: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"{what} must look like NAME=VALUE, got {item!r}")
+        pairs[name.strip()] = value.strip()
+    return pairs
+
+
+def config_from_args(args: argparse.Namespace) -> DebateConfig:
+    """Turn parsed options into a validated config (raises ConfigError / ValidationError)."""
+    if args.question:
+        question = Question(text=args.question, options=tuple(args.option), answer=args.answer)
+    elif args.option or args.answer:
+        raise ConfigError("--option and --answer need --question")
+    else:
+        question = DEMO_QUESTION
+    personas = _pairs(args.persona, "--persona")
+    if args.agents:
+        names = [n.strip() for n in args.agents.split(",") if n.strip()]
+        agents = [AgentSpec(name=n, persona=personas.pop(n, "")) for n in names]
+    else:
+        agents = [a.model_copy(update={"persona": personas.pop(a.name, a.persona)}) for a in DEMO_AGENTS]
+    if personas:
+        raise ConfigError(f"--persona names unknown agents: {', '.join(sorted(personas))}")
+    if args.human:
+        if args.human not in [a.name for a in agents]:
+            raise ConfigError(f"--human {args.human!r} is not one of the agents")
+        agents = [
+            a.model_copy(update={"seat": SeatKind.HUMAN}) if a.name == args.human else a for a in agents
+        ]
+    initial = {}
+    for name, value in _pairs(args.initial, "--initial").items():
+        answer, _, reason = value.partition(":")
+        initial[name] = SuppliedInitialAnswer(answer=answer.strip(), reason=reason.strip())
+    return DebateConfig(
+        question=question,
+        agents=tuple(agents),
+        condition=Condition(args.condition),
+        token_budget=args.budget,
+        seed=args.seed,
+        temperature=args.temperature,
+        max_new_tokens=args.max_new_tokens,
+        history_window=args.history_window,
+        max_turns=args.max_turns,
+        max_silent_turns=args.max_silent_turns,
+        initial_answers=initial,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    console = Console(highlight=False)
+    try:
+        config = config_from_args(args)
+    except (ConfigError, ValidationError) as error:
+        console.print(Text(f"Invalid debate set-up: {error}", style="red"))
+        return 2
+    backend = BACKENDS[args.backend](config)
+    channel = HumanChannel() if args.human else None
+    seats: dict[str, Seat] = {}
+    if channel is not None:
+        seats[args.human] = HumanSeat(args.human, channel, timeout_s=args.human_timeout)
+    debate = Debate(config, backend, seats=seats)
+    renderer = TerminalRenderer(console, show_plans=not args.no_plans, show_thoughts=args.thoughts)
+    sink = open(args.events_jsonl, "w", encoding="utf-8") if args.events_jsonl else None  # noqa: SIM115
+    try:
+        events = _threaded(debate, channel, console) if channel else debate.events()
+        for event in events:
+            if sink is not None:
+                sink.write(event_to_json(event) + "\n")
+                sink.flush()
+            if not args.quiet or event.type == "debate_ended":
+                renderer.show(event)
+    except BackendError as error:
+        console.print(Text(f"The model backend failed: {error}", style="red"))
+        return 1
+    except KeyboardInterrupt:
+        debate.stop()
+        console.print(Text("Stopped.", style="yellow"))
+        return 130
+    finally:
+        if sink is not None:
+            sink.close()
+    return 0
+
+
+_DONE = object()
+
+
+def _threaded(debate: Debate, channel: HumanChannel, console: Console) -> Iterator[Event]:
+    """Run the debate in a thread; answer the human's requests at the prompt meanwhile."""
+    inbox: queue.Queue[object] = queue.Queue()
+
+    def work() -> None:
+        try:
+            for event in debate.events():
+                inbox.put(event)
+        except BaseException as error:  # handed to the main thread and re-raised there
+            inbox.put(error)
+        inbox.put(_DONE)
+
+    threading.Thread(target=work, name="debate", daemon=True).start()
+    answered: set[int] = set()
+    while True:
+        try:
+            item = inbox.get(timeout=0.05)
+        except queue.Empty:
+            request = channel.pending(timeout_s=0)
+            if request is not None and request.request_id not in answered:
+                answered.add(request.request_id)
+                _answer(request, channel, console, sys.stdin)
+            continue
+        if item is _DONE:
+            return
+        if isinstance(item, BaseException):
+            raise item
+        yield item  # type: ignore[misc]
+
+
+def _answer(request: HumanRequest, channel: HumanChannel, console: Console, stdin: IO[str]) -> None:
+    view = request.view
+    labels = "/".join(view.question.labels) or "free text"
+    while True:
+        if request.type is RequestType.INITIAL_ANSWER:
+            prompt = f"Your initial answer ({labels}), optionally followed by a reason: "
+        elif request.type is RequestType.PLAN:
+            verbs = " / ".join(f"[{a.value[0]}]{a.value[1:]}" for a in view.allowed)
+            prompt = (
+                f"Turn {view.turn}, {view.tokens_left} tokens left. {verbs} + urgency 0-9 + answer "
+                f"(current: {view.current_answer or '-'}), Enter = listen: "
+            )
+        else:
+            prompt = "You have the floor. Say it (one line): "
+        console.print(Text(prompt, style="bold"), end="")
+        line = stdin.readline()
+        if not line:  # end of input: stop answering, the seat falls back
+            channel.close()
+            return
+        try:
+            _submit(request, channel, line.strip())
+            return
+        except HumanInputError as error:
+            console.print(Text(f"  {error}", style="red"))
+
+
+def _submit(request: HumanRequest, channel: HumanChannel, line: str) -> None:
+    view = request.view
+    if request.type is RequestType.UTTERANCE:
+        channel.submit_utterance(request.request_id, line)
+        return
+    words = line.split()
+    if request.type is RequestType.INITIAL_ANSWER:
+        if not words:
+            raise HumanInputError("type an answer first")
+        channel.submit_initial(request.request_id, words[0], " ".join(words[1:]))
+        return
+    action = next((a for a in view.allowed if words and a.value.startswith(words[0].lower())), None)
+    if words and action is None:
+        raise HumanInputError(f"start with one of: {', '.join(a.value for a in view.allowed)}")
+    urgency = next((int(w) for w in words[1:] if w.isdigit()), 0)
+    answer = next((w for w in words[1:] if not w.isdigit()), None)
+    channel.submit_plan(request.request_id, action=action or view.allowed[0], urgency=urgency, answer=answer)
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(BrokenPipeError):
+        sys.exit(main())

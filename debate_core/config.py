@@ -1,0 +1,251 @@
+"""Typed, immutable description of one debate: question, agents and rules.
+
+What it does: validates a debate's set-up at construction time and gives every
+default a name (``DEFAULT_*``) so that the CLI, the web app and the experiment
+harness agree on them. The defaults follow the paper (Kimura et al., Tables III
+and IV): 3 agents, a 500-token public budget, temperature 0.3, 1,024 new tokens.
+
+What it does not do: run anything, load models, or know about storage or the UI.
+"""
+
+from __future__ import annotations
+
+import string
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+DEFAULT_TOKEN_BUDGET = 500
+DEFAULT_TEMPERATURE = 0.3
+DEFAULT_MAX_NEW_TOKENS = 1024
+DEFAULT_HISTORY_WINDOW = 30
+DEFAULT_MAX_TURNS = 300
+DEFAULT_MAX_SILENT_TURNS = 10
+DEFAULT_SEED = 0
+DEFAULT_AGENT_NAMES = ("Alex", "Chris", "Jenny")
+MAX_OPTIONS = 26
+MAX_NAME_LENGTH = 40
+MAX_PERSONA_LENGTH = 2_000
+MAX_QUESTION_LENGTH = 20_000
+
+OPTION_LABELS = tuple(string.ascii_uppercase)
+
+
+class Condition(StrEnum):
+    """The three turn-taking conditions compared in the paper (Section IV-C)."""
+
+    FIXED = "fixed"
+    DYNAMIC = "dynamic"
+    INTERRUPTIBLE = "interruptible"
+
+
+class SeatKind(StrEnum):
+    """Who fills an agent's seat: a language model or a person."""
+
+    MODEL = "model"
+    HUMAN = "human"
+
+
+class PromptLayout(StrEnum):
+    """How the plan prompt is laid out.
+
+    ``paper`` follows Algorithm 1 of the paper field by field. Later layouts
+    (e.g. one that keeps volatile fields last so a key/value cache prefix stays
+    stable) are added next to it, never instead of it.
+    """
+
+    PAPER = "paper"
+
+
+_Frozen = ConfigDict(frozen=True, extra="forbid")
+
+
+class Question(BaseModel):
+    """The question under debate; multiple-choice when ``options`` is given.
+
+    ``answer`` is the correct option's label ("A", "B", ...) for a
+    multiple-choice question, or the expected free-form answer otherwise.
+    """
+
+    model_config = _Frozen
+
+    text: Annotated[str, Field(min_length=1, max_length=MAX_QUESTION_LENGTH)]
+    options: tuple[str, ...] = ()
+    answer: str | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _text_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the question text is blank")
+        return value.strip()
+
+    @field_validator("options")
+    @classmethod
+    def _options_shape(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            return value
+        if len(value) < 2:
+            raise ValueError("a multiple-choice question needs at least 2 options")
+        if len(value) > MAX_OPTIONS:
+            raise ValueError(f"at most {MAX_OPTIONS} options are supported, got {len(value)}")
+        cleaned = tuple(option.strip() for option in value)
+        if any(not option for option in cleaned):
+            raise ValueError("an option is blank")
+        return cleaned
+
+    @model_validator(mode="after")
+    def _answer_is_an_option(self) -> Question:
+        if self.answer is not None and self.options:
+            label = normalize_label(self.answer, self.labels)
+            if label is None:
+                raise ValueError(
+                    f"the correct answer {self.answer!r} is not one of the option labels "
+                    f"{', '.join(self.labels)}"
+                )
+            object.__setattr__(self, "answer", label)
+        return self
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Option labels in order: ("A", "B", ...); empty for free-form questions."""
+        return OPTION_LABELS[: len(self.options)]
+
+    @property
+    def is_multiple_choice(self) -> bool:
+        return bool(self.options)
+
+    def render(self) -> str:
+        """The question as shown to agents: text, then one ``X) option`` line each."""
+        lines = [self.text]
+        lines.extend(f"{label}) {option}" for label, option in zip(self.labels, self.options, strict=False))
+        return "\n".join(lines)
+
+
+def normalize_label(value: object, labels: tuple[str, ...]) -> str | None:
+    """Map ``"b"``, ``"(B)"``, ``"B)"`` or ``"B."`` to ``"B"`` if it is a label, else None.
+
+    Only these unambiguous spellings of a bare label are accepted; an answer
+    such as ``"B because ..."`` is not guessed at.
+    """
+    if not isinstance(value, str):
+        return None
+    text = value.strip().strip("()[].:").strip().upper()
+    return text if text in labels else None
+
+
+class AgentSpec(BaseModel):
+    """One debater: a name, an optional persona, and who fills the seat."""
+
+    model_config = _Frozen
+
+    name: Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH)]
+    persona: Annotated[str, Field(max_length=MAX_PERSONA_LENGTH)] = ""
+    seat: SeatKind = SeatKind.MODEL
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_plain(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("an agent name is blank")
+        if any(not (ch.isalnum() or ch in " _-.'") for ch in value):
+            raise ValueError(f"agent name {value!r} may only contain letters, digits, spaces and _-.'")
+        return value
+
+
+class SuppliedInitialAnswer(BaseModel):
+    """An initial (answer, reason) pair given by the caller instead of generated.
+
+    The evaluation uses this to start every condition from identical states.
+    """
+
+    model_config = _Frozen
+
+    answer: str
+    reason: str = ""
+
+
+class DebateConfig(BaseModel):
+    """Everything that defines a debate. Invalid combinations fail here."""
+
+    model_config = _Frozen
+
+    question: Question
+    agents: tuple[AgentSpec, ...] = Field(
+        default_factory=lambda: tuple(AgentSpec(name=n) for n in DEFAULT_AGENT_NAMES)
+    )
+    condition: Condition = Condition.INTERRUPTIBLE
+    token_budget: int = DEFAULT_TOKEN_BUDGET
+    seed: int = DEFAULT_SEED
+    temperature: float = DEFAULT_TEMPERATURE
+    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS
+    history_window: int | None = DEFAULT_HISTORY_WINDOW
+    max_turns: int = DEFAULT_MAX_TURNS
+    max_silent_turns: int = DEFAULT_MAX_SILENT_TURNS
+    initial_answers: dict[str, SuppliedInitialAnswer] = Field(default_factory=dict)
+    prompt_layout: PromptLayout = PromptLayout.PAPER
+    record_prompts: bool = False
+
+    @field_validator("token_budget")
+    @classmethod
+    def _budget_positive(cls, value: int) -> int:
+        if value <= 0:
+            raise ValueError(f"token_budget must be a positive number of tokens, got {value}")
+        return value
+
+    @field_validator("temperature")
+    @classmethod
+    def _temperature_range(cls, value: float) -> float:
+        if not 0.0 <= value <= 5.0:
+            raise ValueError(f"temperature must be between 0 and 5, got {value}")
+        return value
+
+    @field_validator("max_new_tokens", "max_turns", "max_silent_turns")
+    @classmethod
+    def _at_least_one(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError(f"must be at least 1, got {value}")
+        return value
+
+    @field_validator("history_window")
+    @classmethod
+    def _window_positive(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError(f"history_window must be at least 1 turn (or None for all), got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _agents_and_answers(self) -> DebateConfig:
+        if len(self.agents) < 2:
+            raise ValueError(f"a debate needs at least 2 agents, got {len(self.agents)}")
+        seen: set[str] = set()
+        for agent in self.agents:
+            key = agent.name.casefold()
+            if key in seen:
+                raise ValueError(f"duplicate agent name {agent.name!r}: names must be unique")
+            seen.add(key)
+        names = {agent.name for agent in self.agents}
+        for name, supplied in self.initial_answers.items():
+            if name not in names:
+                raise ValueError(f"initial answer given for unknown agent {name!r}")
+            if (
+                self.question.is_multiple_choice
+                and normalize_label(supplied.answer, self.question.labels) is None
+            ):
+                raise ValueError(
+                    f"initial answer {supplied.answer!r} for {name} is not one of "
+                    f"{', '.join(self.question.labels)}"
+                )
+        return self
+
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        return tuple(agent.name for agent in self.agents)
+
+    def agent(self, name: str) -> AgentSpec:
+        for agent in self.agents:
+            if agent.name == name:
+                return agent
+        raise KeyError(name)

@@ -1,0 +1,39 @@
+"""Every exception the debate engine raises on purpose, in one place.
+
+The hierarchy separates three kinds of failure:
+
+* ``ConfigError``: the caller asked for something impossible (fewer than two
+  agents, a seat with no input channel, ...). Raised before anything runs.
+* ``BackendError``: the model backend could not produce completions (out of
+  memory, a crashed server). The engine reports it on a ``DebateEnded`` event
+  and then re-raises it.
+* ``HumanInputError``: a human submitted something we refuse (empty, too long,
+  an action that is not allowed now). Raised to the caller that submitted it,
+  never inside the engine, so the debate loses nothing.
+
+A *model's* mistake (bad JSON, an urgency of 12) is not an exception at all: it
+is recorded on the event and replaced by a documented fallback. Programming
+errors (a bug in our code) are left as the ordinary Python exceptions they are.
+"""
+
+from __future__ import annotations
+
+
+class DebateError(Exception):
+    """Base class of every error this package raises deliberately."""
+
+
+class ConfigError(DebateError, ValueError):
+    """A debate cannot be set up as described."""
+
+
+class BackendError(DebateError):
+    """The model backend failed to produce completions for a batch."""
+
+
+class HumanInputError(DebateError, ValueError):
+    """Input typed by a human was refused; the message says why."""
+
+
+class StaleRequestError(HumanInputError):
+    """A human answered a request the engine is no longer waiting for."""

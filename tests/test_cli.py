@@ -1,0 +1,128 @@
+"""The command line: the README's demo command, JSON lines, errors, a human at the prompt."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from debate_core.events import read_jsonl
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_cli(
+    *args: str, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "debate_core", "run", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        cwd=cwd or ROOT,
+        timeout=120,
+    )
+
+
+def test_default_scripted_run_writes_every_event_with_an_interruption_and_a_silence(tmp_path):
+    out = tmp_path / "out.jsonl"
+    result = run_cli(
+        "--backend", "scripted", "--condition", "interruptible", "--seed", "1", "--events-jsonl", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    lines = out.read_text(encoding="utf-8").splitlines()
+    objects = [json.loads(line) for line in lines]
+    types = [obj["type"] for obj in objects]
+    assert types[0] == "debate_started" and types[-1] == "debate_ended"
+    assert "interrupted" in types and "silent_turn" in types
+    assert objects[-1]["reason"] == "budget"
+    assert objects[-1]["public_tokens"] >= 500
+    # the file is loadable back as the same typed events
+    events = list(read_jsonl(out))
+    assert len(events) == len(lines)
+    assert "Final answer: B" in result.stdout
+    assert "cuts off" in result.stdout
+
+
+def test_custom_question_and_agents_from_options(tmp_path):
+    out = tmp_path / "e.jsonl"
+    result = run_cli(
+        "--question",
+        "Is the sky blue on a clear day?",
+        "--option",
+        "Yes",
+        "--option",
+        "No",
+        "--answer",
+        "A",
+        "--agents",
+        "Ann,Bob",
+        "--persona",
+        "Ann=A sceptical physicist.",
+        "--initial",
+        "Bob=B:clouds",
+        "--condition",
+        "dynamic",
+        "--budget",
+        "80",
+        "--events-jsonl",
+        str(out),
+        "--quiet",
+    )
+    assert result.returncode == 0, result.stderr
+    events = list(read_jsonl(out))
+    started = events[0]
+    assert [a.name for a in started.config.agents] == ["Ann", "Bob"]
+    assert started.config.agents[0].persona == "A sceptical physicist."
+    assert started.protocol == "dynamic"
+    initial = events[1]
+    bob = next(a for a in initial.answers if a.agent == "Bob")
+    assert (bob.answer, bob.reason, bob.source.value) == ("B", "clouds", "supplied")
+    assert events[-1].type == "debate_ended"
+    # --quiet prints only the result panel
+    assert "Final answer" in result.stdout and "plans:" not in result.stdout
+
+
+def test_invalid_setup_is_a_clear_error_not_a_traceback():
+    result = run_cli("--agents", "Solo", "--budget", "100")
+    assert result.returncode == 2
+    assert "at least 2 agents" in result.stdout
+    assert "Traceback" not in result.stderr
+    result = run_cli("--budget", "0")
+    assert result.returncode == 2 and "token_budget" in result.stdout
+    result = run_cli("--question", "Q?", "--option", "x", "--option", "y", "--answer", "Z")
+    assert result.returncode == 2 and "not one of the option labels" in result.stdout
+
+
+def test_human_at_the_terminal_takes_part_and_is_heard(tmp_path):
+    out = tmp_path / "h.jsonl"
+    # Jenny is human: she gives an initial answer, asks for the floor at turn 0
+    # with urgency 9, says two sentences, then her input ends: from then on her
+    # seat falls back to listening and the debate goes on to its end.
+    lines = ["B nitrogen is most of the air", "s 9 B", "Nitrogen is 78 percent. Oxygen is only 21."]
+    result = run_cli(
+        "--human",
+        "Jenny",
+        "--budget",
+        "120",
+        "--events-jsonl",
+        str(out),
+        "--no-plans",
+        stdin="\n".join(lines) + "\n",
+    )
+    assert result.returncode == 0, result.stderr
+    events = list(read_jsonl(out))
+    initial = next(e for e in events if e.type == "initial_answers")
+    jenny = next(a for a in initial.answers if a.agent == "Jenny")
+    assert (jenny.answer, jenny.source.value) == ("B", "human")
+    said = [e for e in events if e.type == "sentence_disclosed" and e.speaker == "Jenny"]
+    assert [(e.index, e.text) for e in said] == [
+        (0, "Nitrogen is 78 percent."),
+        (1, "Oxygen is only 21."),
+    ]
+    assert said[0].turn + 1 == said[1].turn  # one sentence per turn
+    later = [e for e in events if e.type == "plans_made" and e.turn > said[1].turn]
+    jenny_plans = [p for e in later for p in e.plans if p.agent == "Jenny"]
+    assert jenny_plans and all(not p.valid and p.plan.action.value == "listen" for p in jenny_plans)
+    assert events[-1].type == "debate_ended" and events[-1].reason.value == "budget"

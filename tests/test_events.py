@@ -1,0 +1,95 @@
+"""Events: lossless dict / JSON-lines round trips, immutability, and clear read errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from debate_core import Debate
+from debate_core.backends.demo import demo_backend, demo_config
+from debate_core.events import (
+    EVENT_TYPES,
+    DebateStarted,
+    PlansMade,
+    event_from_dict,
+    event_to_dict,
+    read_jsonl,
+    write_jsonl,
+)
+
+
+@pytest.fixture(scope="module")
+def demo_events(real_segmenter):
+    config = demo_config(condition="interruptible", seed=1, record_prompts=True)
+    return Debate(config, demo_backend(config), segmenter=real_segmenter).run()
+
+
+def test_demo_debate_uses_every_event_type(demo_events):
+    assert {event.type for event in demo_events} == set(EVENT_TYPES)
+
+
+def test_every_event_round_trips_through_a_dict(demo_events):
+    for event in demo_events:
+        data = event_to_dict(event)
+        json.dumps(data)  # JSON-ready
+        again = event_from_dict(json.loads(json.dumps(data)))
+        assert type(again) is type(event)
+        assert again == event
+
+
+def test_every_event_round_trips_through_json_lines(demo_events, tmp_path):
+    path = tmp_path / "events.jsonl"
+    assert write_jsonl(demo_events, path) == len(demo_events)
+    assert len(path.read_text(encoding="utf-8").splitlines()) == len(demo_events)
+    assert list(read_jsonl(path)) == demo_events
+
+
+def test_read_jsonl_skips_blank_lines(demo_events, tmp_path):
+    path = tmp_path / "events.jsonl"
+    write_jsonl(demo_events[:3], path)
+    path.write_text(path.read_text(encoding="utf-8").replace("\n", "\n\n"), encoding="utf-8")
+    assert list(read_jsonl(path)) == demo_events[:3]
+
+
+def test_events_are_frozen(demo_events):
+    started = demo_events[0]
+    assert isinstance(started, DebateStarted)
+    with pytest.raises(ValidationError):
+        started.turn = 5  # type: ignore[misc]
+    plans = next(event for event in demo_events if isinstance(event, PlansMade))
+    with pytest.raises(ValidationError):
+        plans.plans[0].plan.urgency = 9  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        started.config.token_budget = 1  # type: ignore[misc]
+    for event in demo_events:
+        with pytest.raises(ValidationError):
+            event.seq = -1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "bad_line",
+    ["{not json", '{"type": "no_such_event", "seq": 0}', '{"type": "silent_turn", "seq": 3}', "[1, 2]"],
+)
+def test_malformed_line_names_its_line_number(demo_events, tmp_path, bad_line):
+    path = tmp_path / "events.jsonl"
+    write_jsonl(demo_events[:4], path)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(bad_line + "\n")
+    with pytest.raises(ValueError, match=r"events\.jsonl:5: not a debate event"):
+        list(read_jsonl(path))
+
+
+def test_event_from_dict_rejects_unknown_fields(demo_events):
+    data = event_to_dict(demo_events[-1])
+    data["surprise"] = 1
+    with pytest.raises(ValidationError, match="surprise"):
+        event_from_dict(data)
+
+
+def test_recorded_prompts_survive_the_round_trip(demo_events):
+    plans = next(event for event in demo_events if isinstance(event, PlansMade))
+    prompt = plans.plans[0].generation.prompt
+    assert prompt, "record_prompts=True should record the plan prompt"
+    assert event_from_dict(event_to_dict(plans)).plans[0].generation.prompt == prompt

@@ -1,0 +1,100 @@
+"""What a model is shown: Table I's information, rendered from the template files."""
+
+from __future__ import annotations
+
+from debate_core.config import AgentSpec, DebateConfig, Question
+from debate_core.plans import WHEN_FLOOR_FREE, WHEN_FLOOR_HELD, Action, ActionPlan
+from debate_core.prompting import PromptBuilder
+from debate_core.views import AgentView, HistoryLine, InitialAnswerView, LineKind, UtteranceView
+
+QUESTION = Question(text="Costs $5 or {x}?", options=("${tokens_left}", "{name}"), answer="A")
+
+
+def view(**changes) -> AgentView:
+    values = dict(
+        agent="Alex",
+        persona="",
+        members=("Alex", "Chris"),
+        question=QUESTION,
+        turn=4,
+        token_budget=500,
+        tokens_left=321,
+        initial_answers=(InitialAnswerView("Alex", "A", "cheap"), InitialAnswerView("Chris", None, "")),
+        turn_log=(
+            HistoryLine(turn=1, kind=LineKind.SPEECH, speaker="Chris", text="First point."),
+            HistoryLine(turn=2, kind=LineKind.SILENCE),
+            HistoryLine(
+                turn=3, kind=LineKind.SPEECH, speaker="Alex", text="No!", interrupting="Chris", finished=True
+            ),
+        ),
+        previous_thoughts=((2, "Chris may be wrong."),),
+        last_event=HistoryLine(turn=4, kind=LineKind.SPEECH, speaker="Chris", text="Second point."),
+        allowed=WHEN_FLOOR_HELD,
+        floor_holder="Chris",
+        current_answer="A",
+    )
+    values.update(changes)
+    return AgentView(**values)
+
+
+def test_plan_prompt_carries_every_table_one_field():
+    (message,) = PromptBuilder().plan_messages(view())
+    text = message.content
+    assert message.role == "user"
+    assert "You are Alex." in text
+    assert "321 / 500" in text and "500 tokens" in text  # token_budget and tokens_left
+    assert "Alex: answer A. Reason: cheap" in text and "Chris: answer (no answer)" in text
+    assert "Turn 1 Chris: First point." in text
+    assert "Turn 2: (silence, no one spoke)" in text
+    assert "Turn 3 Alex (interrupting Chris): No! [Alex has finished speaking.]" in text
+    assert "Turn 2: Chris may be wrong." in text  # previous thoughts
+    assert "## Event of this turn\nTurn 4 Chris: Second point." in text
+    assert "This is turn 4." in text
+
+
+def test_actions_offered_follow_the_floor_state():
+    held = PromptBuilder().plan_messages(view())[0].content
+    assert "'interrupt'" in held and "'speak'" not in held
+    assert '"listen" | "interrupt"' in held
+    free = PromptBuilder().plan_messages(view(allowed=WHEN_FLOOR_FREE, floor_holder=None))[0].content
+    assert "'speak'" in free and "'interrupt'" not in free
+
+
+def test_agent_text_is_inserted_verbatim_never_interpreted():
+    text = PromptBuilder().plan_messages(view())[0].content
+    assert "Costs $5 or {x}?" in text
+    assert "A) ${tokens_left}" in text and "B) {name}" in text
+
+
+def test_persona_becomes_the_system_message():
+    messages = PromptBuilder().plan_messages(view(persona="You doubt everything."))
+    assert [m.role for m in messages] == ["system", "user"]
+    assert messages[0].content == "You are Alex. You doubt everything."
+
+
+def test_whole_message_conditions_describe_their_disclosure_rule():
+    sentences = PromptBuilder().plan_messages(view())[0].content
+    whole = PromptBuilder(whole_messages=True).plan_messages(view())[0].content
+    assert "one chunk at a time" in sentences
+    assert "whole statement is revealed" in whole
+
+
+def test_interrupter_is_told_whom_it_interrupts_and_what_was_said():
+    plan = ActionPlan(
+        thought="Wrong premise.", action=Action.INTERRUPT, urgency=8, purpose="correct", answer="A"
+    )
+    uview = UtteranceView(
+        base=view(allowed=()),
+        history=view().turn_log,
+        plan=plan,
+        interrupting="Chris",
+        interrupted_text="Second point.",
+    )
+    text = PromptBuilder().utterance_messages(uview)[0].content
+    assert 'You are interrupting Chris, who had said so far: "Second point."' in text
+    assert "Thought: Wrong premise." in text
+
+
+def test_config_defaults_render_a_paper_style_question():
+    config = DebateConfig(question=QUESTION, agents=(AgentSpec(name="A1"), AgentSpec(name="B2")))
+    assert config.question.render().splitlines()[1:] == ["A) ${tokens_left}", "B) {name}"]
