@@ -1,31 +1,41 @@
 # Two commands, both self-contained on a fresh clone (see README.md):
-#   make run    install into .venv and run the demo debate
+#   make run    install into .venv and run a debate on the embedded model
 #   make test   install into .venv (with dev tools) and run lint + tests
 # Every install goes through constraints.txt, which pins torch to the CPU
-# build these machines carry, so pip never pulls a CUDA build here.
+# build these machines carry, so pip never pulls a CUDA build here. On a GPU
+# machine, install your CUDA torch first and pass CONSTRAINTS=/dev/null.
 
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-PIP    := $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt
+CONSTRAINTS ?= constraints.txt
+PIP    := $(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint bench clean
+.PHONY: run demo test lint bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.app-installed: pyproject.toml constraints.txt | $(VENV)/bin/python
+$(VENV)/.app-installed: pyproject.toml constraints.txt requirements-nodeps.txt | $(VENV)/bin/python
 	$(PIP) -e ".[nlp]"
+	$(PIP) --no-deps -r requirements-nodeps.txt
 	touch $@
 
 $(VENV)/.dev-installed: $(VENV)/.app-installed
 	$(PIP) -e ".[dev,nlp]"
 	touch $@
 
+# A short live debate on the embedded SmolLM2-135M (CPU, offline, a few minutes).
+RUN_ARGS ?= --backend transformers --layout cached --budget 200 --utterance-max-new-tokens 60
+
 run: $(VENV)/.app-installed
-	$(PY) -m debate_core run $(ARGS)
+	$(PY) -m debate_core run $(RUN_ARGS) $(ARGS)
+
+# The scripted demo scenario: every mechanism in a few seconds, no model.
+demo: $(VENV)/.app-installed
+	$(PY) -m debate_core run --backend scripted $(ARGS)
 
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .
@@ -37,6 +47,7 @@ test: lint
 
 bench: $(VENV)/.app-installed
 	$(PY) bench/engine.py
+	$(PY) bench/backend.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -19,7 +19,7 @@ import contextlib
 import queue
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import IO
 
 from pydantic import ValidationError
@@ -39,6 +39,7 @@ from debate_core.config import (
     AgentSpec,
     Condition,
     DebateConfig,
+    PromptLayout,
     Question,
     SeatKind,
     SuppliedInitialAnswer,
@@ -50,7 +51,22 @@ from debate_core.human import HumanChannel, HumanRequest, RequestType
 from debate_core.seats import HumanSeat, Seat
 from debate_core.terminal import TerminalRenderer
 
-BACKENDS: dict[str, Callable[[DebateConfig], Backend]] = {"scripted": demo_backend}
+BACKEND_NAMES = ("scripted", "transformers")
+
+
+def make_backend(args: argparse.Namespace, config: DebateConfig) -> Backend:
+    """The backend named on the command line (transformers is imported only when chosen)."""
+    if args.backend == "scripted":
+        return demo_backend(config)
+    from debate_core.backends.transformers_backend import TransformersBackend
+
+    return TransformersBackend(
+        args.model,
+        device=args.device,
+        dtype=args.dtype,
+        quantization=args.quantization,
+        prefix_reuse=not args.no_prefix_reuse,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -91,11 +107,37 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=DEFAULT_SEED)
     r.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE)
     r.add_argument("--max-new-tokens", type=int, default=DEFAULT_MAX_NEW_TOKENS)
+    r.add_argument(
+        "--utterance-max-new-tokens",
+        type=int,
+        default=None,
+        help="a tighter cap for utterances only (short demos on a CPU)",
+    )
     r.add_argument("--history-window", type=int, default=DEFAULT_HISTORY_WINDOW)
     r.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS)
     r.add_argument("--max-silent-turns", type=int, default=DEFAULT_MAX_SILENT_TURNS)
     m = run.add_argument_group("model and output")
-    m.add_argument("--backend", choices=sorted(BACKENDS), default="scripted")
+    m.add_argument(
+        "--backend",
+        choices=BACKEND_NAMES,
+        default="scripted",
+        help="scripted: the built-in demo scenario, no model; transformers: a real model",
+    )
+    m.add_argument(
+        "--model",
+        metavar="ID_OR_PATH",
+        help="hub id or local folder for --backend transformers (default: embedded SmolLM2-135M)",
+    )
+    m.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
+    m.add_argument("--dtype", help="bfloat16, float16 or float32 (default: chosen per device)")
+    m.add_argument("--quantization", choices=["8bit", "4bit"], help="bitsandbytes loading on CUDA")
+    m.add_argument(
+        "--layout",
+        choices=[layout.value for layout in PromptLayout],
+        default="paper",
+        help="plan prompt layout: paper (Algorithm 1) or cached (append-only, for prefix reuse)",
+    )
+    m.add_argument("--no-prefix-reuse", action="store_true", help="recompute every prompt from scratch")
     m.add_argument("--events-jsonl", metavar="FILE", help="write every event as a JSON line")
     m.add_argument("--quiet", action="store_true", help="only print the result")
     m.add_argument("--no-plans", action="store_true", help="hide the per-turn plan lines")
@@ -147,10 +189,12 @@ def config_from_args(args: argparse.Namespace) -> DebateConfig:
         seed=args.seed,
         temperature=args.temperature,
         max_new_tokens=args.max_new_tokens,
+        utterance_max_new_tokens=args.utterance_max_new_tokens,
         history_window=args.history_window,
         max_turns=args.max_turns,
         max_silent_turns=args.max_silent_turns,
         initial_answers=initial,
+        prompt_layout=PromptLayout(args.layout),
     )
 
 
@@ -162,7 +206,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, ValidationError) as error:
         console.print(Text(f"Invalid debate set-up: {error}", style="red"))
         return 2
-    backend = BACKENDS[args.backend](config)
+    if args.backend == "scripted" and (args.model or args.device or args.dtype or args.quantization):
+        console.print(
+            Text("--model, --device, --dtype and --quantization need --backend transformers", style="red")
+        )
+        return 2
+    try:
+        backend = make_backend(args, config)
+    except ConfigError as error:
+        console.print(Text(f"Invalid model set-up: {error}", style="red"))
+        return 2
+    try:
+        _announce(backend, console)
+    except BackendError as error:
+        console.print(Text(f"The model could not be loaded: {error}", style="red"))
+        return 1
     channel = HumanChannel() if args.human else None
     seats: dict[str, Seat] = {}
     if channel is not None:
@@ -189,6 +247,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sink is not None:
             sink.close()
     return 0
+
+
+def _announce(backend: Backend, console: Console) -> None:
+    """Say plainly which model is in use, and load it before the debate starts."""
+    if not hasattr(backend, "loaded"):
+        return
+    from debate_core.backends.embedded import EMBEDDED_NOTICE
+
+    if getattr(backend, "is_embedded", False):
+        console.print(Text(EMBEDDED_NOTICE, style="yellow"))
+    with console.status(f"Loading {backend.model_id} (the first use of the embedded model converts it once)"):
+        loaded = backend.loaded
+    console.print(
+        Text(
+            f"Model: {loaded.model_id} on {loaded.device} ({loaded.dtype}), "
+            f"loaded in {loaded.load_seconds:.1f} s (+ {loaded.import_seconds:.1f} s importing torch)",
+            style="dim",
+        )
+    )
 
 
 _DONE = object()

@@ -50,12 +50,23 @@ class SeatKind(StrEnum):
 class PromptLayout(StrEnum):
     """How the plan prompt is laid out.
 
-    ``paper`` follows Algorithm 1 of the paper field by field. Later layouts
-    (e.g. one that keeps volatile fields last so a key/value cache prefix stays
-    stable) are added next to it, never instead of it.
+    ``paper`` follows Algorithm 1 of the paper field by field: the remaining
+    token count sits in the rules near the top and the agent's memory is a
+    separate block after the history, so consecutive prompts of an agent share
+    only a short prefix.
+
+    ``cached`` carries the same information in an append-only order for
+    key/value prefix reuse: a static header (question, rules, all three
+    actions, instructions, output format, initial answers), then the history
+    with the agent's own thoughts interleaved after each turn, then the
+    volatile part (turn, tokens left, this turn's event, the actions allowed
+    now). Consecutive prompts of an agent then differ only by appended lines.
+    Its history window advances in steps of half a window, so the prefix
+    stays stable between steps.
     """
 
     PAPER = "paper"
+    CACHED = "cached"
 
 
 _Frozen = ConfigDict(frozen=True, extra="forbid")
@@ -168,7 +179,14 @@ class SuppliedInitialAnswer(BaseModel):
 
 
 class DebateConfig(BaseModel):
-    """Everything that defines a debate. Invalid combinations fail here."""
+    """Everything that defines a debate. Invalid combinations fail here.
+
+    ``max_new_tokens`` caps every generation (the paper: 1,024). Plans and
+    initial answers are JSON whose schema bounds their length, but a cap below
+    about 520 tokens can cut a long one off (it is then recorded as invalid).
+    ``utterance_max_new_tokens``, when set, caps utterances more tightly: a
+    knob for short demos on slow hardware.
+    """
 
     model_config = _Frozen
 
@@ -181,6 +199,7 @@ class DebateConfig(BaseModel):
     seed: int = DEFAULT_SEED
     temperature: float = DEFAULT_TEMPERATURE
     max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS
+    utterance_max_new_tokens: int | None = None
     history_window: int | None = DEFAULT_HISTORY_WINDOW
     max_turns: int = DEFAULT_MAX_TURNS
     max_silent_turns: int = DEFAULT_MAX_SILENT_TURNS
@@ -200,6 +219,13 @@ class DebateConfig(BaseModel):
     def _temperature_range(cls, value: float) -> float:
         if not 0.0 <= value <= 5.0:
             raise ValueError(f"temperature must be between 0 and 5, got {value}")
+        return value
+
+    @field_validator("utterance_max_new_tokens")
+    @classmethod
+    def _optional_at_least_one(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError(f"must be at least 1 (or None for max_new_tokens), got {value}")
         return value
 
     @field_validator("max_new_tokens", "max_turns", "max_silent_turns")

@@ -101,7 +101,7 @@ class Debate:
         self.prompts = PromptBuilder(
             config.prompt_layout, whole_messages=self.protocol.discloses_whole_messages
         )
-        self.seats = build_seats(config, self.prompts, seats or {})
+        self.seats = build_seats(config, self.prompts, seats or {}, self.debate_id)
         self.state = DebateState(config)
         self._clock = clock
         self._rng = random.Random(config.seed)
@@ -147,6 +147,10 @@ class Debate:
             logger.error("debate %s failed: %s", self.debate_id, error)
             yield self._end(EndReason.ERROR, error=str(error))
             raise
+        finally:
+            release = getattr(self.backend, "release", None)
+            if callable(release):
+                release(self.debate_id)
 
     def _run(self) -> Iterator[Event]:
         state = self.state
@@ -392,6 +396,7 @@ class Debate:
             self._stats["batches"] += 1
             self._stats["model_calls"] += len(flat)
             self._stats["prompt_tokens"] += sum(c.prompt_tokens for c in completions)
+            self._stats["cached_prompt_tokens"] += sum(c.cached_tokens for c in completions)
             self._stats["generated_tokens"] += sum(c.completion_tokens for c in completions)
         results: dict[str, Any] = {}
         position = 0

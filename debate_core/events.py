@@ -73,6 +73,7 @@ class GenerationInfo(_Record):
     """Cost of one model call: token counts and seconds (0 for humans)."""
 
     prompt_tokens: int = 0
+    cached_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
     prompt: tuple[PromptMessage, ...] | None = None
@@ -145,6 +146,7 @@ class DebateStats(_Record):
     model_calls: int = 0
     batches: int = 0
     prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0
     generated_tokens: int = 0
     wall_time_s: float = 0.0
 

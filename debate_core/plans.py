@@ -33,9 +33,9 @@ MAX_REASON_CHARS = 4_000
 
 # Lengths the JSON schema asks a constrained decoder to respect. Shorter than
 # the validation limits above: they bound generation cost, not acceptance.
-SCHEMA_THOUGHT_CHARS = 600
-SCHEMA_PURPOSE_CHARS = 200
-SCHEMA_REASON_CHARS = 800
+SCHEMA_THOUGHT_CHARS = 240
+SCHEMA_PURPOSE_CHARS = 80
+SCHEMA_REASON_CHARS = 500
 
 
 class Action(StrEnum):

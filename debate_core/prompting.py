@@ -50,10 +50,10 @@ def load_templates(layout: PromptLayout = PromptLayout.PAPER) -> Templates:
     fragments = {
         section: {key: Template(text) for key, text in entries.items()} for section, entries in raw.items()
     }
-    plan_file = {PromptLayout.PAPER: "plan.txt"}[layout]
+    suffix = "" if layout is PromptLayout.PAPER else f"_{layout.value}"
     return Templates(
-        plan=read(plan_file),
-        utterance=read("utterance.txt"),
+        plan=read(f"plan{suffix}.txt"),
+        utterance=read(f"utterance{suffix}.txt"),
         initial_answer=read("initial_answer.txt"),
         persona=read("persona.txt"),
         fragments=fragments,
@@ -71,6 +71,7 @@ class PromptBuilder:
     """
 
     def __init__(self, layout: PromptLayout = PromptLayout.PAPER, whole_messages: bool = False):
+        self.layout = layout
         self.templates = load_templates(layout)
         self._disclosure = self.templates.fragment(
             "disclosure", "messages" if whole_messages else "sentences"
@@ -93,6 +94,8 @@ class PromptBuilder:
         held = view.floor_holder is not None
         body = t.plan.substitute(
             name=view.agent,
+            others=self.others(view),
+            log=self.log_block(view.turn_log, view.previous_thoughts),
             question=view.question.render(),
             token_budget=view.token_budget,
             tokens_left=view.tokens_left,
@@ -104,7 +107,7 @@ class PromptBuilder:
             turn=view.turn,
             actions=self.actions_block(view.allowed, held),
             action_hint=t.fragment("action_hint", "floor_held" if held else "floor_free"),
-            action_choices=_choices(a.value for a in view.allowed),
+            action_choices=self.action_choices(view.allowed),
             answer_choices=self.answer_choices(view),
         )
         return self._with_persona(view, body)
@@ -120,6 +123,9 @@ class PromptBuilder:
             situation = t.fragment("situation", "floor")
         body = t.utterance.substitute(
             name=view.agent,
+            others=self.others(view),
+            log=self.log_block(uview.history, view.previous_thoughts),
+            turn=view.turn,
             question=view.question.render(),
             initial_answers=self.initial_answers_block(view),
             turn_log=self.history_block(uview.history),
@@ -135,16 +141,47 @@ class PromptBuilder:
         return self._with_persona(view, body)
 
     def initial_answer_messages(self, view: AgentView) -> tuple[Message, ...]:
-        others = [m for m in view.members if m != view.agent]
         body = self.templates.initial_answer.substitute(
             name=view.agent,
-            others=", ".join(others),
+            others=self.others(view),
             question=view.question.render(),
             answer_choices=self.answer_choices(view),
         )
         return self._with_persona(view, body)
 
     # -- blocks -----------------------------------------------------------
+    @staticmethod
+    def others(view: AgentView) -> str:
+        return ", ".join(m for m in view.members if m != view.agent)
+
+    def log_block(self, lines: tuple[HistoryLine, ...], thoughts: tuple[tuple[int, str], ...]) -> str:
+        """History with the agent's own thoughts after each turn (the append-only layout).
+
+        A thought made at turn k follows the line of turn k; a thought made at
+        turn 0 comes first. Nothing stands in for an empty log, so the first
+        line only appends. Rendered lines are remembered, so each turn only
+        renders what is new.
+        """
+        by_turn: dict[int, list[str]] = {}
+        for turn, thought in thoughts:
+            by_turn.setdefault(turn, []).append(self._interleaved(turn, thought))
+        parts = list(by_turn.pop(0, [])) if not lines or lines[0].turn <= 1 else []
+        for line in lines:
+            if line.kind is LineKind.START:
+                continue
+            parts.append(self.history_line(line))
+            parts.extend(by_turn.pop(line.turn, []))
+        return "".join(f"{part}\n" for part in parts)
+
+    def _interleaved(self, turn: int, thought: str) -> str:
+        key = (-1 - turn, thought)  # distinct from the memory block's keys
+        text = self._thought_lines.get(key)
+        if text is None:
+            text = self._thought_lines[key] = self.templates.fragment(
+                "memory", "interleaved", thought=thought
+            )
+        return text
+
     def history_block(self, lines: tuple[HistoryLine, ...]) -> str:
         def render() -> str:
             rendered = [self.history_line(line) for line in lines if line.kind is not LineKind.START]
@@ -218,6 +255,17 @@ class PromptBuilder:
             Action.INTERRUPT: "interrupt",
         }
         return "\n".join(self.templates.fragment("actions", keys[action]) for action in allowed)
+
+    @staticmethod
+    def action_choices(allowed: tuple[Action, ...]) -> str:
+        """The allowed actions for the output-format line, the floor-taking one first.
+
+        Small models copy the first choice they are shown; listing ``listen``
+        first made SmolLM2-135M never take the floor. The Actions block keeps
+        Algorithm 1's order.
+        """
+        ordered = sorted(allowed, key=lambda action: action is Action.LISTEN)
+        return _choices(action.value for action in ordered)
 
     def answer_choices(self, view: AgentView) -> str:
         labels = view.question.labels

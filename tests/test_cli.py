@@ -126,3 +126,42 @@ def test_human_at_the_terminal_takes_part_and_is_heard(tmp_path):
     jenny_plans = [p for e in later for p in e.plans if p.agent == "Jenny"]
     assert jenny_plans and all(not p.valid and p.plan.action.value == "listen" for p in jenny_plans)
     assert events[-1].type == "debate_ended" and events[-1].reason.value == "budget"
+
+
+def test_transformers_backend_runs_on_the_embedded_model_and_says_so(tmp_path):
+    out = tmp_path / "real.jsonl"
+    result = run_cli(
+        "--backend",
+        "transformers",
+        "--layout",
+        "cached",
+        "--budget",
+        "40",
+        "--max-turns",
+        "2",
+        "--utterance-max-new-tokens",
+        "24",
+        "--events-jsonl",
+        str(out),
+        "--no-plans",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "tiny demonstration model" in result.stdout
+    assert "SmolLM2-135M-Instruct" in result.stdout
+    events = list(read_jsonl(out))
+    assert events[0].model_id.startswith("SmolLM2-135M-Instruct")
+    assert events[-1].type == "debate_ended"
+    plans = [p for e in events if e.type == "plans_made" for p in e.plans]
+    assert plans and all(p.valid for p in plans)
+
+
+def test_a_model_that_cannot_be_found_offline_is_a_clear_error():
+    result = run_cli("--backend", "transformers", "--model", "no-such-org/no-such-model", "--budget", "20")
+    assert result.returncode == 1
+    assert "could not load model" in result.stdout and "HF_HUB_OFFLINE" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_model_options_need_the_transformers_backend():
+    result = run_cli("--model", "x")
+    assert result.returncode == 2 and "need --backend transformers" in result.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from debate_core.config import AgentSpec, DebateConfig, Question
 from debate_core.plans import WHEN_FLOOR_FREE, WHEN_FLOOR_HELD, Action, ActionPlan
 from debate_core.prompting import PromptBuilder
@@ -55,7 +57,7 @@ def test_plan_prompt_carries_every_table_one_field():
 def test_actions_offered_follow_the_floor_state():
     held = PromptBuilder().plan_messages(view())[0].content
     assert "'interrupt'" in held and "'speak'" not in held
-    assert '"listen" | "interrupt"' in held
+    assert '"interrupt" | "listen"' in held  # the floor-taking action is offered first
     free = PromptBuilder().plan_messages(view(allowed=WHEN_FLOOR_FREE, floor_holder=None))[0].content
     assert "'speak'" in free and "'interrupt'" not in free
 
@@ -98,3 +100,38 @@ def test_interrupter_is_told_whom_it_interrupts_and_what_was_said():
 def test_config_defaults_render_a_paper_style_question():
     config = DebateConfig(question=QUESTION, agents=(AgentSpec(name="A1"), AgentSpec(name="B2")))
     assert config.question.render().splitlines()[1:] == ["A) ${tokens_left}", "B) {name}"]
+
+
+def test_cached_layout_only_appends_between_turns():
+    from debate_core import Debate
+    from debate_core.backends.base import RequestKind
+    from debate_core.backends.demo import demo_backend, demo_config
+
+    config = demo_config(prompt_layout="cached", seed=1, token_budget=400)
+    backend = demo_backend(config)
+    Debate(config, backend).run()
+    prompts = [
+        r.messages[-1].content for r in backend.requests if r.kind is RequestKind.PLAN and r.agent == "Chris"
+    ]
+    assert len(prompts) > 10
+    for before, after in itertools.pairwise(prompts):
+        stable = before.split("## Now")[0].rstrip("\n")
+        assert after.startswith(stable)  # everything but the short volatile part is reused
+        assert len(before) - len(stable) < 400
+
+
+def test_paper_layout_keeps_algorithm_one_order():
+    text = PromptBuilder().plan_messages(view())[0].content
+    order = [
+        "## Question",
+        "## Debate rules",
+        "## Initial answers",
+        "## Debate history",
+        "## Your memory",
+        "## Event of this turn",
+        "## State",
+        "# Actions",
+        "# Instructions",
+    ]
+    positions = [text.index(heading) for heading in order]
+    assert positions == sorted(positions)

@@ -50,3 +50,8 @@ def test_punctuation_only_pieces_are_glued_to_the_previous_sentence():
     assert tidy_units(["It is B.", "(...)"]) == ("It is B. (...)",)
     assert tidy_units(["?!", "Real sentence."]) == ("?! Real sentence.",)
     assert tidy_units(["...", "!!"]) == ()
+
+
+def test_a_line_break_always_ends_a_unit():
+    units = default_segmenter().split("## Question\nWhich gas is it?\n\nA. Oxygen\nB. Nitrogen is most")
+    assert units == ("## Question", "Which gas is it?", "A. Oxygen", "B. Nitrogen is most")

@@ -16,6 +16,8 @@ The contract every backend honours (tests/contract checks it):
   public token budget is counted with.
 * A request with ``json_schema`` may be honoured by constrained decoding; the
   engine validates the output either way.
+* Optionally, ``release(debate_id)`` frees whatever the backend kept for a
+  debate (cached key/value prefixes); the engine calls it when a debate ends.
 
 What it does not do: load models or know about prompts. Real backends live in
 their own modules and import their heavy libraries lazily.
@@ -65,6 +67,9 @@ class GenerationRequest:
 
     ``kind``, ``agent`` and ``turn`` say who asks and why: backends may use
     them for logging and the scripted backend uses them to choose its output.
+    ``cache_key`` names the conversation a request continues (debate, agent,
+    kind): a backend may keep the key/values of its last prompt and reuse the
+    common prefix. Requests without one are never cached.
     """
 
     messages: tuple[Message, ...]
@@ -73,16 +78,22 @@ class GenerationRequest:
     agent: str
     turn: int
     json_schema: Mapping[str, Any] | None = None
+    cache_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Completion:
-    """What a backend returns for one request."""
+    """What a backend returns for one request.
+
+    ``cached_tokens`` of the ``prompt_tokens`` were served from a reused
+    key/value prefix rather than computed again.
+    """
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     finish_reason: Literal["stop", "length"] = "stop"
+    cached_tokens: int = 0
 
 
 @runtime_checkable

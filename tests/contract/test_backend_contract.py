@@ -1,7 +1,8 @@
 """The contract every backend honours (see ``debate_core.backends.base``).
 
-Backends are listed in ``BACKENDS`` as (id, factory). To check a new backend (e.g. a
-transformers one), add a factory that builds it; every test below then runs on it too.
+Backends are listed in ``BACKENDS`` as (id, factory): the scripted backend and the
+transformers backend on the embedded model run the very same assertions. To check a
+new backend, add a factory that builds it; every test below then runs on it too.
 """
 
 from __future__ import annotations
@@ -26,8 +27,16 @@ def scripted_backend() -> Backend:
     return ScriptedBackend(_echo)
 
 
+def embedded_transformers_backend() -> Backend:
+    """The real backend on the embedded SmolLM2-135M (loaded once per process)."""
+    from debate_core.backends.transformers_backend import TransformersBackend
+
+    return TransformersBackend()
+
+
 BACKENDS: list[tuple[str, Callable[[], Backend]]] = [
     ("scripted", scripted_backend),
+    ("transformers-embedded", embedded_transformers_backend),
 ]
 
 
