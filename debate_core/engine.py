@@ -34,13 +34,14 @@ import random
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from debate_core import __version__
-from debate_core.backends.base import Backend, Completion, GenerationRequest
+from debate_core.backends.base import Backend
+from debate_core.batching import BatchCost, run_batch
 from debate_core.config import DebateConfig, normalize_label
 from debate_core.errors import BackendError
 from debate_core.events import (
@@ -110,6 +111,7 @@ class Debate:
         self._seq = 0
         self._utterance_ids = 0
         self._stats: dict[str, Any] = DebateStats().model_dump()
+        self._cost = BatchCost()
         self._t0 = 0.0
 
     def stop(self) -> None:
@@ -195,10 +197,12 @@ class Debate:
         labels = self.config.question.labels
         to_ask = [name for name in state.names if name not in supplied]
         views = {name: state.view(name, START_LINE, ()) for name in to_ask}
-        results = self._batched(
+        results = run_batch(
+            self.backend,
             to_ask,
             lambda name: self.seats[name].ask_initial(views[name]),
             lambda name, done: self.seats[name].receive_initial(views[name], done),
+            self._cost,
         )
         answers: list[InitialAnswer] = []
         for name in state.names:
@@ -220,10 +224,12 @@ class Debate:
         allowed = self.protocol.allowed_actions(holder is not None)
         views = {name: state.view(name, event_line, allowed) for name in planners}
         started = time.perf_counter()
-        results = self._batched(
+        results = run_batch(
+            self.backend,
             planners,
             lambda name: self.seats[name].ask_plan(views[name]),
             lambda name, done: self.seats[name].receive_plan(views[name], done),
+            self._cost,
         )
         batch_latency = time.perf_counter() - started
         state.turn_plans = {}
@@ -330,10 +336,12 @@ class Debate:
             interrupted_text=cut_off.said if cut_off else "",
         )
         seat = self.seats[speaker]
-        result = self._batched(
+        result = run_batch(
+            self.backend,
             [speaker],
             lambda _: seat.ask_utterance(view),
             lambda _, done: seat.receive_utterance(view, done),
+            self._cost,
         )[speaker]
         units = self.protocol.units(result.text, self.segmenter) if result.text else ()
         self._utterance_ids += 1
@@ -361,6 +369,7 @@ class Debate:
         answers = state.answer_list()
         final, votes, tie = majority((a.answer for a in answers), self._rng)
         holder = state.holder
+        self._stats.update(dataclasses.asdict(self._cost))
         self._stats["turns"] = state.turn
         self._stats["wall_time_s"] = round(time.perf_counter() - self._t0, 6)
         return self._emit(
@@ -377,34 +386,6 @@ class Debate:
         )
 
     # -- helpers ------------------------------------------------------------------
-    def _batched(
-        self,
-        names: Sequence[str],
-        ask: Callable[[str], list[GenerationRequest]],
-        receive: Callable[[str, list[Completion]], Any],
-    ) -> dict[str, Any]:
-        """Collect every seat's requests, run them as one batch, hand results back."""
-        asked = [(name, ask(name)) for name in names]
-        flat = [request for _, requests in asked for request in requests]
-        completions: list[Completion] = []
-        if flat:
-            completions = self.backend.generate(flat)
-            if len(completions) != len(flat):
-                raise BackendError(
-                    f"backend returned {len(completions)} completions for {len(flat)} requests"
-                )
-            self._stats["batches"] += 1
-            self._stats["model_calls"] += len(flat)
-            self._stats["prompt_tokens"] += sum(c.prompt_tokens for c in completions)
-            self._stats["cached_prompt_tokens"] += sum(c.cached_tokens for c in completions)
-            self._stats["generated_tokens"] += sum(c.completion_tokens for c in completions)
-        results: dict[str, Any] = {}
-        position = 0
-        for name, requests in asked:
-            results[name] = receive(name, completions[position : position + len(requests)])
-            position += len(requests)
-        return results
-
     def _emit(self, cls: type[E], **fields: Any) -> E:
         event = cls(
             seq=self._seq,
