@@ -48,6 +48,7 @@ test: lint
 bench: $(VENV)/.app-installed
 	$(PY) bench/engine.py
 	$(PY) bench/backend.py
+	$(PY) bench/storage.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

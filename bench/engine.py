@@ -106,7 +106,8 @@ class SplitOnPeriods:
         return tuple(part.strip() + "." for part in text.split(". ") if part.strip())
 
 
-def run_once(agents: int, turns: int, segmenter: object) -> tuple[float, float, int]:
+def long_debate(agents: int, turns: int, segmenter: object, backend: object = None) -> Debate:
+    """A scripted interruptible debate that runs exactly ``turns`` turns."""
     names = [f"Agent{i}" for i in range(agents)]
     config = DebateConfig(
         question=QUESTION,
@@ -115,8 +116,13 @@ def run_once(agents: int, turns: int, segmenter: object) -> tuple[float, float, 
         max_turns=turns,
         max_silent_turns=turns,
     )
-    backend = TimedBackend(ScriptedBackend(Responder(names)))
-    debate = Debate(config, backend, segmenter=segmenter)  # type: ignore[arg-type]
+    backend = backend or ScriptedBackend(Responder(names))
+    return Debate(config, backend, segmenter=segmenter)  # type: ignore[arg-type]
+
+
+def run_once(agents: int, turns: int, segmenter: object) -> tuple[float, float, int]:
+    backend = TimedBackend(ScriptedBackend(Responder([f"Agent{i}" for i in range(agents)])))
+    debate = long_debate(agents, turns, segmenter, backend)
     start = time.perf_counter()
     events = debate.run()
     total = time.perf_counter() - start

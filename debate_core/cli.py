@@ -19,7 +19,7 @@ import contextlib
 import queue
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO
 
 from pydantic import ValidationError
@@ -139,6 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.add_argument("--no-prefix-reuse", action="store_true", help="recompute every prompt from scratch")
     m.add_argument("--events-jsonl", metavar="FILE", help="write every event as a JSON line")
+    m.add_argument(
+        "--db",
+        metavar="PATH_OR_URL",
+        help="record the debate in this database (SQLite file or SQLAlchemy URL)",
+    )
     m.add_argument("--quiet", action="store_true", help="only print the result")
     m.add_argument("--no-plans", action="store_true", help="hide the per-turn plan lines")
     m.add_argument("--thoughts", action="store_true", help="show each agent's private thought")
@@ -227,13 +232,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         seats[args.human] = HumanSeat(args.human, channel, timeout_s=args.human_timeout)
     debate = Debate(config, backend, seats=seats)
     renderer = TerminalRenderer(console, show_plans=not args.no_plans, show_thoughts=args.thoughts)
-    sink = open(args.events_jsonl, "w", encoding="utf-8") if args.events_jsonl else None  # noqa: SIM115
+    try:
+        sink = event_sink("db", args.db) if args.db else None
+    except ConfigError as error:
+        console.print(Text(str(error), style="red"))
+        return 2
+    jsonl = open(args.events_jsonl, "w", encoding="utf-8") if args.events_jsonl else None  # noqa: SIM115
     try:
         events = _threaded(debate, channel, console) if channel else debate.events()
+        if sink is not None:
+            events = sink(events)
         for event in events:
-            if sink is not None:
-                sink.write(event_to_json(event) + "\n")
-                sink.flush()
+            if jsonl is not None:
+                jsonl.write(event_to_json(event) + "\n")
+                jsonl.flush()
             if not args.quiet or event.type == "debate_ended":
                 renderer.show(event)
     except BackendError as error:
@@ -244,9 +256,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print(Text("Stopped.", style="yellow"))
         return 130
     finally:
-        if sink is not None:
-            sink.close()
+        if jsonl is not None:
+            jsonl.close()
+    if args.db:
+        console.print(Text(f"Recorded as debate {debate.debate_id} in {args.db}", style="dim"))
     return 0
+
+
+def event_sink(name: str, target: str) -> Callable[[Iterable[Event]], Iterator[Event]]:
+    """An installed event sink (entry point group ``interruptible_debate.sinks``).
+
+    The engine stays free of storage imports: ``storage`` registers its
+    recorder as the ``db`` sink in the project's metadata.
+    """
+    from importlib.metadata import entry_points
+
+    found = entry_points(group="interruptible_debate.sinks", name=name)
+    if not found:
+        raise ConfigError(f"--{name} needs the storage package (pip install -e . installs it)")
+    factory = next(iter(found)).load()
+    return factory(target)  # type: ignore[no-any-return]
 
 
 def _announce(backend: Backend, console: Console) -> None:

@@ -43,11 +43,18 @@ def test_importing_the_package_loads_no_heavy_library():
 
 
 def test_modules_stay_small_and_say_what_they_do():
-    for path in PACKAGE.rglob("*.py"):
+    for path in [*PACKAGE.rglob("*.py"), *(ROOT / "storage").rglob("*.py")]:
         text = path.read_text(encoding="utf-8")
         assert len(text.splitlines()) <= 450, f"{path.name} is past ~400 lines: split it"
         docstring = ast.get_docstring(ast.parse(text))
         assert docstring, f"{path.name} has no module docstring"
+
+
+def test_storage_plugs_into_the_engine_cli_only_through_an_entry_point():
+    from importlib.metadata import entry_points
+
+    (sink,) = entry_points(group="interruptible_debate.sinks", name="db")
+    assert sink.value == "storage.cli:record_sink"
 
 
 def test_prompt_templates_ship_inside_the_package():

@@ -165,3 +165,36 @@ def test_a_model_that_cannot_be_found_offline_is_a_clear_error():
 def test_model_options_need_the_transformers_backend():
     result = run_cli("--model", "x")
     assert result.returncode == 2 and "need --backend transformers" in result.stdout
+
+
+def run_storage(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "storage", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+
+
+def test_db_option_records_the_debate_and_storage_cli_lists_shows_exports_imports(tmp_path):
+    db = tmp_path / "debates.sqlite3"
+    result = run_cli("--seed", "1", "--budget", "120", "--db", str(db), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "Recorded as debate" in result.stdout
+    listing = run_storage("--db", str(db), "list")
+    assert listing.returncode == 0 and "finished" in listing.stdout and "interruptible" in listing.stdout
+    debate_id = result.stdout.split("Recorded as debate ")[1].split()[0]
+    shown = run_storage("--db", str(db), "show", debate_id[:8])
+    assert shown.returncode == 0 and "cuts off" in shown.stdout and "Final answer: B" in shown.stdout
+    out = tmp_path / "t.json"
+    exported = run_storage(
+        "--db", str(db), "export", debate_id[:8], "--out", str(out), "--csv", str(tmp_path)
+    )
+    assert exported.returncode == 0 and out.is_file() and (tmp_path / "plans.csv").is_file()
+    other = tmp_path / "other.sqlite3"
+    assert run_storage("--db", str(other), "import", str(out)).returncode == 0
+    again = run_storage("--db", str(other), "import", str(out))
+    assert again.returncode == 1 and "already in the store" in again.stdout
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "interruptible-debate", "schema_version": 9, "events": []}')
+    refused = run_storage("--db", str(other), "import", str(broken))
+    assert (
+        refused.returncode == 1 and "schema_version" in refused.stdout and "Traceback" not in refused.stderr
+    )

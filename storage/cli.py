@@ -1,0 +1,124 @@
+"""``python -m storage``: list, show, export and import stored debates.
+
+What it does::
+
+    python -m storage [--db PATH_OR_URL] list [--status S] [--condition C] [--text T]
+                                             [--since YYYY-MM-DD] [--experiment E] [--limit N]
+    python -m storage [--db ...] show ID_OR_PREFIX [--plans]
+    python -m storage [--db ...] export ID_OR_PREFIX [--out FILE.json] [--csv FOLDER]
+    python -m storage [--db ...] import FILE.json
+
+``show`` replays the stored events through the same terminal renderer as a
+live run. It also provides ``record_sink``, which ``python -m debate_core run
+--db PATH`` loads through the ``interruptible_debate.sinks`` entry point, so
+the engine's CLI can record without ``debate_core`` importing ``storage``.
+
+What it does not do: run debates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from debate_core.events import Event
+from debate_core.terminal import TerminalRenderer
+from storage.store import STATUSES, Store
+from storage.transfer import TranscriptError
+
+
+def record_sink(target: str) -> object:
+    """An event-stream wrapper that records into ``target`` (the engine CLI's ``--db``)."""
+    store = Store(target)
+
+    def sink(events: Iterable[Event]) -> Iterator[Event]:
+        return store.record(events)
+
+    return sink
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m storage", description="Stored debates.")
+    parser.add_argument("--db", help="SQLite file or SQLAlchemy URL (default: the data directory's file)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    listing = commands.add_parser("list", help="list debates, newest first")
+    listing.add_argument("--status", choices=STATUSES)
+    listing.add_argument("--condition", choices=["fixed", "dynamic", "interruptible"])
+    listing.add_argument("--text", help="words in the question")
+    listing.add_argument("--since", help="YYYY-MM-DD")
+    listing.add_argument("--experiment")
+    listing.add_argument("--limit", type=int, default=50)
+    show = commands.add_parser("show", help="replay a debate in the terminal")
+    show.add_argument("debate")
+    show.add_argument("--plans", action="store_true", help="also show every turn's plans")
+    export = commands.add_parser("export", help="write a debate as JSON (and/or CSV tables)")
+    export.add_argument("debate")
+    export.add_argument("--out", help="JSON file (default: DEBATE_ID.json)")
+    export.add_argument("--csv", metavar="FOLDER", help="also write plans.csv and disclosures.csv here")
+    imported = commands.add_parser("import", help="add a debate from a JSON transcript")
+    imported.add_argument("file")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    console = Console(highlight=False)
+    store = Store(args.db)
+    try:
+        if args.command == "list":
+            since = datetime.fromisoformat(args.since).replace(tzinfo=UTC) if args.since else None
+            rows = store.list_debates(
+                status=args.status,
+                condition=args.condition,
+                text=args.text,
+                since=since,
+                experiment_id=args.experiment,
+                limit=args.limit,
+            )
+            table = Table(show_edge=False)
+            for column in ("id", "created (UTC)", "status", "condition", "answer", "tokens", "question"):
+                table.add_column(column, overflow="ellipsis", no_wrap=column != "question")
+            for row in rows:
+                outcome = (row.final_answer or "-") + {True: " ✓", False: " ✗", None: ""}[row.correct]
+                table.add_row(
+                    row.id[:12],
+                    row.created_at.strftime("%Y-%m-%d %H:%M"),
+                    row.status,
+                    row.condition,
+                    outcome,
+                    f"{row.public_tokens}/{row.token_budget}",
+                    Text(row.question[:80]),
+                )
+            console.print(table)
+            console.print(Text(f"{len(rows)} debate(s) in {store.url}", style="dim"))
+        elif args.command == "show":
+            renderer = TerminalRenderer(console, show_plans=args.plans)
+            for event in store.events(store.find(args.debate)):
+                renderer.show(event)
+        elif args.command == "export":
+            debate_id = store.find(args.debate)
+            path = store.export_json(debate_id, args.out or f"{debate_id}.json")
+            console.print(f"wrote {path}")
+            if args.csv:
+                for written in store.export_csv([debate_id], args.csv):
+                    console.print(f"wrote {written}")
+        else:
+            debate_id = store.import_json(args.file)
+            console.print(f"imported debate {debate_id}")
+    except (KeyError, TranscriptError) as error:
+        message = error.args[0] if error.args else str(error)
+        console.print(Text(f"error: {message}", style="red"))
+        return 1
+    finally:
+        store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

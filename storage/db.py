@@ -1,0 +1,89 @@
+"""Connecting to the store: URL, SQLite settings, migrations at start-up.
+
+What it does: ``open_engine(url)`` creates a SQLAlchemy engine for any URL
+(PostgreSQL for a lab server works) and, for SQLite, turns on WAL mode,
+foreign keys, a 30 s busy timeout and ``synchronous=NORMAL``, and makes write
+transactions start with ``BEGIN IMMEDIATE``: a writer takes the write lock up
+front instead of upgrading a read lock mid-transaction, which is what makes
+SQLite answer "database is locked" to concurrent writers. ``migrate(engine)``
+applies the Alembic migrations in ``storage/migrations`` up to the newest.
+
+The default database is ``debates.sqlite3`` in the data directory:
+``$DEBATE_DATA_DIR`` if set, else ``$XDG_DATA_HOME/interruptible-debate``
+(``~/.local/share/interruptible-debate``).
+
+What it does not do: read or write debates (``store`` and ``recorder`` do).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+BUSY_TIMEOUT_MS = 30_000
+
+
+def default_data_dir() -> Path:
+    if os.environ.get("DEBATE_DATA_DIR"):
+        return Path(os.environ["DEBATE_DATA_DIR"])
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "interruptible-debate"
+
+
+def database_url(target: str | Path | None = None) -> str:
+    """A SQLAlchemy URL: given as a URL, as a path to a SQLite file, or the default file."""
+    if target is None:
+        folder = default_data_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{folder / 'debates.sqlite3'}"
+    text = str(target)
+    if "://" in text:
+        return text
+    path = Path(text).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
+
+
+def open_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite connections get WAL, foreign keys and immediate writes."""
+    if not url.startswith("sqlite"):
+        return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (below)
+        cursor = dbapi_connection.cursor()
+        if ":memory:" not in url and url != "sqlite://":
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+def writer(engine: Engine) -> Engine:
+    """The same engine, but its transactions take SQLite's write lock at BEGIN."""
+    return engine.execution_options(sqlite_begin="IMMEDIATE")
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema up to the newest migration (a no-op when it already is)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with writer(engine).begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")

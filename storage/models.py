@@ -1,0 +1,163 @@
+"""The database schema, as SQLAlchemy 2 typed ORM classes.
+
+What it does: declares the tables a researcher can query with plain SQL:
+
+* ``debates``: one row per debate: times, status, configuration, model, seed,
+  condition, question, options, correct and final answer, votes, end reason,
+  statistics, the experiment it belongs to, and which process is recording it;
+* ``participants``: the agents of a debate, in seat order;
+* ``events``: every event, in order (``seq``), with its full JSON payload: the
+  source of truth that replay reads back;
+* ``initial_answers``, ``plans``, ``utterances``, ``disclosures``: the same
+  information flattened into analysis-friendly rows (one plan per agent per
+  turn, one row per utterance with its sentences and discarded sentences, one
+  row per disclosed unit).
+
+What it does not do: create tables (the Alembic migrations in
+``storage/migrations`` do, and must change together with this file).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+def _debate_fk() -> ForeignKey:
+    return ForeignKey("debates.id", ondelete="CASCADE")
+
+
+class DebateRow(Base):
+    __tablename__ = "debates"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    end_reason: Mapped[str | None] = mapped_column(String(32))
+    error: Mapped[str | None] = mapped_column(Text)
+    experiment_id: Mapped[str | None] = mapped_column(String(128), index=True)
+    condition: Mapped[str] = mapped_column(String(32), index=True)
+    protocol: Mapped[str] = mapped_column(String(64))
+    model_id: Mapped[str] = mapped_column(String(256))
+    seed: Mapped[int] = mapped_column(Integer)
+    token_budget: Mapped[int] = mapped_column(Integer)
+    question: Mapped[str] = mapped_column(Text)
+    options: Mapped[list[str]] = mapped_column(JSON)
+    correct_answer: Mapped[str | None] = mapped_column(String(256))
+    final_answer: Mapped[str | None] = mapped_column(String(256))
+    votes: Mapped[dict[str, int] | None] = mapped_column(JSON)
+    correct: Mapped[bool | None] = mapped_column(Boolean)
+    public_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    turns: Mapped[int] = mapped_column(Integer, default=0)
+    event_count: Mapped[int] = mapped_column(Integer, default=0)
+    stats: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    config: Mapped[dict[str, Any]] = mapped_column(JSON)
+    engine_version: Mapped[str] = mapped_column(String(32))
+    owner_host: Mapped[str | None] = mapped_column(String(256))
+    owner_pid: Mapped[int | None] = mapped_column(Integer)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ParticipantRow(Base):
+    __tablename__ = "participants"
+
+    debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    persona: Mapped[str] = mapped_column(Text, default="")
+    seat: Mapped[str] = mapped_column(String(16))
+
+
+class EventRow(Base):
+    __tablename__ = "events"
+
+    debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    turn: Mapped[int] = mapped_column(Integer)
+    type: Mapped[str] = mapped_column(String(32), index=True)
+    public_tokens: Mapped[int] = mapped_column(Integer)
+    at: Mapped[float] = mapped_column(Float)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class InitialAnswerRow(Base):
+    __tablename__ = "initial_answers"
+
+    debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
+    agent: Mapped[str] = mapped_column(String(64), primary_key=True)
+    answer: Mapped[str | None] = mapped_column(String(256))
+    reason: Mapped[str] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(16))
+    valid: Mapped[bool] = mapped_column(Boolean)
+    error: Mapped[str | None] = mapped_column(Text)
+    raw: Mapped[str | None] = mapped_column(Text)
+
+
+class PlanRow(Base):
+    __tablename__ = "plans"
+    __table_args__ = (Index("ix_plans_debate_turn", "debate_id", "turn"),)
+
+    debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    agent: Mapped[str] = mapped_column(String(64), primary_key=True)
+    turn: Mapped[int] = mapped_column(Integer)
+    public_tokens: Mapped[int] = mapped_column(Integer)
+    thought: Mapped[str] = mapped_column(Text)
+    action: Mapped[str] = mapped_column(String(16))
+    urgency: Mapped[int] = mapped_column(Integer)
+    purpose: Mapped[str] = mapped_column(Text)
+    answer: Mapped[str | None] = mapped_column(String(256))
+    allowed: Mapped[str] = mapped_column(String(64))
+    source: Mapped[str] = mapped_column(String(16))
+    valid: Mapped[bool] = mapped_column(Boolean)
+    error: Mapped[str | None] = mapped_column(Text)
+    raw: Mapped[str | None] = mapped_column(Text)
+    latency_s: Mapped[float] = mapped_column(Float)
+    prompt_tokens: Mapped[int] = mapped_column(Integer)
+    cached_tokens: Mapped[int] = mapped_column(Integer)
+    completion_tokens: Mapped[int] = mapped_column(Integer)
+
+
+class UtteranceRow(Base):
+    __tablename__ = "utterances"
+
+    debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
+    utterance_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    speaker: Mapped[str] = mapped_column(String(64))
+    turn: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    sentences: Mapped[list[str]] = mapped_column(JSON)
+    disclosed_count: Mapped[int] = mapped_column(Integer, default=0)
+    discarded: Mapped[list[str]] = mapped_column(JSON, default=list)
+    interrupting: Mapped[str | None] = mapped_column(String(64))
+    interrupted_by: Mapped[str | None] = mapped_column(String(64))
+    completed: Mapped[bool] = mapped_column(Boolean, default=False)
+    source: Mapped[str] = mapped_column(String(16))
+    error: Mapped[str | None] = mapped_column(Text)
+    raw: Mapped[str | None] = mapped_column(Text)
+    latency_s: Mapped[float] = mapped_column(Float)
+    completion_tokens: Mapped[int] = mapped_column(Integer)
+
+
+class DisclosureRow(Base):
+    __tablename__ = "disclosures"
+
+    debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    turn: Mapped[int] = mapped_column(Integer)
+    speaker: Mapped[str] = mapped_column(String(64))
+    utterance_id: Mapped[int] = mapped_column(Integer)
+    unit_index: Mapped[int] = mapped_column(Integer)
+    units_total: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    tokens: Mapped[int] = mapped_column(Integer)
+    public_tokens: Mapped[int] = mapped_column(Integer)
+    interrupting: Mapped[str | None] = mapped_column(String(64))

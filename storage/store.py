@@ -1,0 +1,238 @@
+"""The store: open a database, record debates, list them, read them back.
+
+What it does: ``Store(url_or_path)`` connects (SQLite file by default, any
+SQLAlchemy URL accepted), applies migrations, and marks debates whose
+recording process has died as ``incomplete``. Then:
+
+* ``record(events)`` / ``recorder()``: persist a running debate (``recorder``);
+* ``list_debates(...)``: summaries filtered by date, question text, condition,
+  status, outcome (correct or not), experiment;
+* ``debate(id)``: one summary; ``events(id)``: the debate's events as the very
+  objects the engine emitted, so live view and replay share one code path;
+* ``export_json`` / ``import_json`` / ``export_csv``: see ``transfer``.
+
+What it does not do: render anything, or run debates.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
+
+from debate_core.events import Event, event_from_dict
+from storage.db import database_url, migrate, open_engine, writer
+from storage.models import DebateRow, EventRow
+from storage.recorder import Recorder
+
+STATUSES = ("running", "finished", "failed", "aborted", "incomplete")
+STALE_AFTER = timedelta(minutes=10)
+
+
+@dataclass(frozen=True)
+class DebateSummary:
+    """One row of the debates table, for lists and headers."""
+
+    id: str
+    created_at: datetime
+    finished_at: datetime | None
+    status: str
+    end_reason: str | None
+    condition: str
+    model_id: str
+    seed: int
+    question: str
+    options: tuple[str, ...]
+    correct_answer: str | None
+    final_answer: str | None
+    correct: bool | None
+    public_tokens: int
+    token_budget: int
+    turns: int
+    event_count: int
+    experiment_id: str | None
+    error: str | None
+
+    @classmethod
+    def of(cls, row: DebateRow) -> DebateSummary:
+        return cls(
+            id=row.id,
+            created_at=_utc(row.created_at),
+            finished_at=_aware(row.finished_at),
+            status=row.status,
+            end_reason=row.end_reason,
+            condition=row.condition,
+            model_id=row.model_id,
+            seed=row.seed,
+            question=row.question,
+            options=tuple(row.options),
+            correct_answer=row.correct_answer,
+            final_answer=row.final_answer,
+            correct=row.correct,
+            public_tokens=row.public_tokens,
+            token_budget=row.token_budget,
+            turns=row.turns,
+            event_count=row.event_count,
+            experiment_id=row.experiment_id,
+            error=row.error,
+        )
+
+
+def _utc(value: datetime) -> datetime:
+    """SQLite returns naive datetimes; everything stored is UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    return None if value is None else _utc(value)
+
+
+class Store:
+    """A database of debates. Thread-safe; one per process is plenty."""
+
+    def __init__(self, target: str | Path | None = None, *, recover: bool = True) -> None:
+        self.url = database_url(target)
+        self.engine = open_engine(self.url)
+        migrate(self.engine)
+        if recover:
+            self.recover()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- writing ---------------------------------------------------------------
+    def recorder(self, *, experiment_id: str | None = None) -> Recorder:
+        return Recorder(self.engine, experiment_id=experiment_id)
+
+    def record(self, events: Iterable[Event], *, experiment_id: str | None = None) -> Iterator[Event]:
+        """Pass a debate's events through while recording them."""
+        return self.recorder(experiment_id=experiment_id).record(events)
+
+    def recover(self) -> int:
+        """Mark running debates whose process is gone as ``incomplete``; returns how many.
+
+        A debate is orphaned when it was recorded on this host by a process
+        that no longer exists, or on another host and its heartbeat is older
+        than ten minutes.
+        """
+        host = socket.gethostname()
+        now = datetime.now(UTC)
+        orphans = []
+        with Session(self.engine) as session:
+            for row in session.scalars(select(DebateRow).where(DebateRow.status == "running")):
+                if row.owner_host == host and row.owner_pid is not None:
+                    dead = not _alive(row.owner_pid)
+                else:
+                    beat = _aware(row.heartbeat_at) or _aware(row.created_at)
+                    dead = beat is None or now - beat > STALE_AFTER
+                if dead:
+                    orphans.append(row.id)
+        if orphans:
+            with Session(writer(self.engine)) as session, session.begin():
+                session.execute(
+                    update(DebateRow)
+                    .where(DebateRow.id.in_(orphans), DebateRow.status == "running")
+                    .values(status="incomplete", error="the recording process ended before the debate did")
+                )
+        return len(orphans)
+
+    def delete(self, debate_id: str) -> bool:
+        with Session(writer(self.engine)) as session, session.begin():
+            result = session.execute(delete(DebateRow).where(DebateRow.id == debate_id))
+            return bool(getattr(result, "rowcount", 0))
+
+    # -- reading ---------------------------------------------------------------
+    def debate(self, debate_id: str) -> DebateSummary:
+        with Session(self.engine) as session:
+            row = session.get(DebateRow, debate_id)
+            if row is None:
+                raise KeyError(f"no debate {debate_id!r} in the store")
+            return DebateSummary.of(row)
+
+    def find(self, prefix: str) -> str:
+        """The full id of the one debate whose id starts with ``prefix``."""
+        with Session(self.engine) as session:
+            ids = session.scalars(
+                select(DebateRow.id).where(DebateRow.id.startswith(prefix, autoescape=True)).limit(2)
+            ).all()
+        if len(ids) != 1:
+            raise KeyError(f"{'no' if not ids else 'more than one'} debate id starts with {prefix!r}")
+        return ids[0]
+
+    def list_debates(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        text: str | None = None,
+        condition: str | None = None,
+        status: str | None = None,
+        correct: bool | None = None,
+        experiment_id: str | None = None,
+        limit: int = 200,
+        offset: int = 0,
+    ) -> list[DebateSummary]:
+        """Newest first, filtered; ``text`` matches the question, case-insensitively."""
+        query = select(DebateRow)
+        # Stored times are UTC; compare instants whatever time zone the caller uses.
+        if since is not None:
+            query = query.where(DebateRow.created_at >= _utc(since))
+        if until is not None:
+            query = query.where(DebateRow.created_at < _utc(until))
+        if text:
+            query = query.where(func.lower(DebateRow.question).contains(text.lower(), autoescape=True))
+        if condition:
+            query = query.where(DebateRow.condition == condition)
+        if status:
+            query = query.where(DebateRow.status == status)
+        if correct is not None:
+            query = query.where(DebateRow.correct == correct)
+        if experiment_id:
+            query = query.where(DebateRow.experiment_id == experiment_id)
+        query = query.order_by(DebateRow.created_at.desc(), DebateRow.id).limit(limit).offset(offset)
+        with Session(self.engine) as session:
+            return [DebateSummary.of(row) for row in session.scalars(query)]
+
+    def events(self, debate_id: str) -> list[Event]:
+        """Every stored event of a debate, as the engine's event objects, in order."""
+        with Session(self.engine) as session:
+            if session.get(DebateRow, debate_id) is None:
+                raise KeyError(f"no debate {debate_id!r} in the store")
+            payloads = session.scalars(
+                select(EventRow.payload).where(EventRow.debate_id == debate_id).order_by(EventRow.seq)
+            ).all()
+        return [event_from_dict(payload) for payload in payloads]
+
+    # -- files -----------------------------------------------------------------
+    def export_json(self, debate_id: str, path: str | Path) -> Path:
+        from storage.transfer import export_json
+
+        return export_json(self, debate_id, Path(path))
+
+    def import_json(self, path: str | Path) -> str:
+        from storage.transfer import import_json
+
+        return import_json(self, Path(path))
+
+    def export_csv(self, debate_ids: Iterable[str], folder: str | Path) -> list[Path]:
+        from storage.transfer import export_csv
+
+        return export_csv(self, list(debate_ids), Path(folder))
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
