@@ -1,5 +1,5 @@
 # Two commands, both self-contained on a fresh clone (see README.md):
-#   make run    install into .venv and run a debate on the embedded model
+#   make run    install into .venv and open the web app (embedded model by default)
 #   make test   install into .venv (with dev tools) and run lint + tests
 # Every install goes through constraints.txt, which pins torch to the CPU
 # build these machines carry, so pip never pulls a CUDA build here. On a GPU
@@ -13,7 +13,7 @@ PIP    := $(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAI
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run demo test lint bench clean
+.PHONY: run cli demo test lint bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,10 +27,18 @@ $(VENV)/.dev-installed: $(VENV)/.app-installed
 	$(PIP) -e ".[dev,nlp]"
 	touch $@
 
-# A short live debate on the embedded SmolLM2-135M (CPU, offline, a few minutes).
+# Browser tests drive Debian's chromium through Playwright; no browser is downloaded.
+/usr/bin/chromium:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+# The web app (open the address it prints); the embedded model needs no GPU or network.
+run: $(VENV)/.app-installed
+	$(PY) app.py $(ARGS)
+
+# A short debate on the embedded SmolLM2-135M in the terminal (CPU, offline, a few minutes).
 RUN_ARGS ?= --backend transformers --layout cached --budget 200 --utterance-max-new-tokens 60
 
-run: $(VENV)/.app-installed
+cli: $(VENV)/.app-installed
 	$(PY) -m debate_core run $(RUN_ARGS) $(ARGS)
 
 # The scripted demo scenario: every mechanism in a few seconds, no model.
@@ -42,7 +50,7 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-test: lint
+test: lint /usr/bin/chromium
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.app-installed

@@ -108,14 +108,10 @@ def turn_plan_latency(backend: TransformersBackend) -> None:
 
     def keyed(r: GenerationRequest, seed: int) -> GenerationRequest:
         sampling = SamplingParams(0.3, 1024, seed)
-        return GenerationRequest(
-            r.messages, sampling, r.kind, r.agent, r.turn, r.json_schema, f"bench/{r.agent}/plan"
-        )
+        return GenerationRequest(r.messages, sampling, r.kind, r.agent, r.turn, r.json_schema, f"bench/{r.agent}/plan")
 
     listeners = [keyed(r, 7 + i) for i, r in enumerate(r for r in requests if r.turn == turn)]
-    before = [
-        keyed([r for r in requests if r.agent == item.agent and r.turn < turn][-1], 0) for item in listeners
-    ]
+    before = [keyed([r for r in requests if r.agent == item.agent and r.turn < turn][-1], 0) for item in listeners]
 
     def measure(batch: list[GenerationRequest]) -> tuple[float, int]:
         backend.generate(before)  # the previous turn, as the cache would hold it (not timed)

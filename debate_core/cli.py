@@ -179,9 +179,7 @@ def config_from_args(args: argparse.Namespace) -> DebateConfig:
     if args.human:
         if args.human not in [a.name for a in agents]:
             raise ConfigError(f"--human {args.human!r} is not one of the agents")
-        agents = [
-            a.model_copy(update={"seat": SeatKind.HUMAN}) if a.name == args.human else a for a in agents
-        ]
+        agents = [a.model_copy(update={"seat": SeatKind.HUMAN}) if a.name == args.human else a for a in agents]
     initial = {}
     for name, value in _pairs(args.initial, "--initial").items():
         answer, _, reason = value.partition(":")
@@ -212,9 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print(Text(f"Invalid debate set-up: {error}", style="red"))
         return 2
     if args.backend == "scripted" and (args.model or args.device or args.dtype or args.quantization):
-        console.print(
-            Text("--model, --device, --dtype and --quantization need --backend transformers", style="red")
-        )
+        console.print(Text("--model, --device, --dtype and --quantization need --backend transformers", style="red"))
         return 2
     try:
         backend = make_backend(args, config)

@@ -112,8 +112,7 @@ class Question(BaseModel):
             label = normalize_label(self.answer, self.labels)
             if label is None:
                 raise ValueError(
-                    f"the correct answer {self.answer!r} is not one of the option labels "
-                    f"{', '.join(self.labels)}"
+                    f"the correct answer {self.answer!r} is not one of the option labels {', '.join(self.labels)}"
                 )
             object.__setattr__(self, "answer", label)
         return self
@@ -191,9 +190,7 @@ class DebateConfig(BaseModel):
     model_config = _Frozen
 
     question: Question
-    agents: tuple[AgentSpec, ...] = Field(
-        default_factory=lambda: tuple(AgentSpec(name=n) for n in DEFAULT_AGENT_NAMES)
-    )
+    agents: tuple[AgentSpec, ...] = Field(default_factory=lambda: tuple(AgentSpec(name=n) for n in DEFAULT_AGENT_NAMES))
     condition: Condition = Condition.INTERRUPTIBLE
     token_budget: int = DEFAULT_TOKEN_BUDGET
     seed: int = DEFAULT_SEED
@@ -256,13 +253,9 @@ class DebateConfig(BaseModel):
         for name, supplied in self.initial_answers.items():
             if name not in names:
                 raise ValueError(f"initial answer given for unknown agent {name!r}")
-            if (
-                self.question.is_multiple_choice
-                and normalize_label(supplied.answer, self.question.labels) is None
-            ):
+            if self.question.is_multiple_choice and normalize_label(supplied.answer, self.question.labels) is None:
                 raise ValueError(
-                    f"initial answer {supplied.answer!r} for {name} is not one of "
-                    f"{', '.join(self.question.labels)}"
+                    f"initial answer {supplied.answer!r} for {name} is not one of {', '.join(self.question.labels)}"
                 )
         return self
 

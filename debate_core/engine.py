@@ -99,9 +99,7 @@ class Debate:
         self.protocol = protocol or protocol_for(config.condition)
         self.segmenter = segmenter or default_segmenter()
         self.debate_id = debate_id or uuid.uuid4().hex
-        self.prompts = PromptBuilder(
-            config.prompt_layout, whole_messages=self.protocol.discloses_whole_messages
-        )
+        self.prompts = PromptBuilder(config.prompt_layout, whole_messages=self.protocol.discloses_whole_messages)
         self.seats = build_seats(config, self.prompts, seats or {}, self.debate_id)
         self.state = DebateState(config)
         self._clock = clock

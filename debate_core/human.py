@@ -175,9 +175,7 @@ class HumanChannel:
         if not text:
             raise HumanInputError("say something first: the message is empty")
         if len(text) > self.max_chars:
-            raise HumanInputError(
-                f"the message is {len(text):,} characters long; the limit is {self.max_chars:,}"
-            )
+            raise HumanInputError(f"the message is {len(text):,} characters long; the limit is {self.max_chars:,}")
         self._deliver(request, UtteranceReply(text))
 
     def submit_initial(self, request_id: int, answer: str, reason: str = "") -> None:

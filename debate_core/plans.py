@@ -74,9 +74,7 @@ class ActionPlan(BaseModel):
 
 def fallback_plan(previous_answer: str | None) -> ActionPlan:
     """The documented replacement for an invalid plan: listen, urgency 0, keep the answer."""
-    return ActionPlan(
-        thought="", action=Action.LISTEN, urgency=MIN_URGENCY, purpose="", answer=previous_answer
-    )
+    return ActionPlan(thought="", action=Action.LISTEN, urgency=MIN_URGENCY, purpose="", answer=previous_answer)
 
 
 def plan_json_schema(actions: tuple[Action, ...], labels: tuple[str, ...]) -> dict[str, Any]:
@@ -183,9 +181,7 @@ def validate_urgency(value: object) -> int:
     return urgency
 
 
-def validate_plan(
-    data: Mapping[str, Any], allowed: tuple[Action, ...], labels: tuple[str, ...]
-) -> ActionPlan:
+def validate_plan(data: Mapping[str, Any], allowed: tuple[Action, ...], labels: tuple[str, ...]) -> ActionPlan:
     """Check every Table II field; raise ``PlanInvalid`` naming the first problem."""
     thought = _text_field(data, "thought", MAX_THOUGHT_CHARS)
     purpose = _text_field(data, "purpose", MAX_PURPOSE_CHARS)
@@ -210,9 +206,7 @@ def validate_plan(
     return ActionPlan(thought=thought, action=action, urgency=urgency, purpose=purpose, answer=answer)
 
 
-def parse_plan_text(
-    raw: str, allowed: tuple[Action, ...], labels: tuple[str, ...]
-) -> tuple[ActionPlan, str | None]:
+def parse_plan_text(raw: str, allowed: tuple[Action, ...], labels: tuple[str, ...]) -> tuple[ActionPlan, str | None]:
     """Model text to a valid plan and an optional note; raises ``PlanInvalid``."""
     data, note = load_json_object(raw)
     return validate_plan(data, allowed, labels), note

@@ -47,9 +47,7 @@ def load_templates(layout: PromptLayout = PromptLayout.PAPER) -> Templates:
         return Template((folder / name).read_text(encoding="utf-8").strip())
 
     raw = tomllib.loads((folder / "fragments.toml").read_text(encoding="utf-8"))
-    fragments = {
-        section: {key: Template(text) for key, text in entries.items()} for section, entries in raw.items()
-    }
+    fragments = {section: {key: Template(text) for key, text in entries.items()} for section, entries in raw.items()}
     suffix = "" if layout is PromptLayout.PAPER else f"_{layout.value}"
     return Templates(
         plan=read(f"plan{suffix}.txt"),
@@ -73,9 +71,7 @@ class PromptBuilder:
     def __init__(self, layout: PromptLayout = PromptLayout.PAPER, whole_messages: bool = False):
         self.layout = layout
         self.templates = load_templates(layout)
-        self._disclosure = self.templates.fragment(
-            "disclosure", "messages" if whole_messages else "sentences"
-        )
+        self._disclosure = self.templates.fragment("disclosure", "messages" if whole_messages else "sentences")
         self._lines: dict[HistoryLine, str] = {}
         self._thought_lines: dict[tuple[int, str], str] = {}
         self._blocks: dict[str, tuple[object, str]] = {}
@@ -116,9 +112,7 @@ class PromptBuilder:
         view = uview.base
         t = self.templates
         if uview.interrupting:
-            situation = t.fragment(
-                "situation", "interrupting", target=uview.interrupting, text=uview.interrupted_text
-            )
+            situation = t.fragment("situation", "interrupting", target=uview.interrupting, text=uview.interrupted_text)
         else:
             situation = t.fragment("situation", "floor")
         body = t.utterance.substitute(
@@ -177,9 +171,7 @@ class PromptBuilder:
         key = (-1 - turn, thought)  # distinct from the memory block's keys
         text = self._thought_lines.get(key)
         if text is None:
-            text = self._thought_lines[key] = self.templates.fragment(
-                "memory", "interleaved", thought=thought
-            )
+            text = self._thought_lines[key] = self.templates.fragment("memory", "interleaved", thought=thought)
         return text
 
     def history_block(self, lines: tuple[HistoryLine, ...]) -> str:

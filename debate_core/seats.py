@@ -111,9 +111,7 @@ class Seat(ABC):
     def ask_utterance(self, view: UtteranceView) -> list[GenerationRequest]: ...
 
     @abstractmethod
-    def receive_utterance(
-        self, view: UtteranceView, completions: Sequence[Completion]
-    ) -> UtteranceResult: ...
+    def receive_utterance(self, view: UtteranceView, completions: Sequence[Completion]) -> UtteranceResult: ...
 
     def cancel(self) -> None:  # noqa: B027 - optional hook, a no-op for most seats
         """Stop any wait in progress (the debate is being stopped)."""
@@ -206,9 +204,7 @@ class ModelSeat(Seat):
         try:
             plan, note = parse_plan_text(raw, view.allowed, view.question.labels)
         except PlanInvalid as error:
-            return PlanResult(
-                fallback_plan(view.current_answer), Source.MODEL, False, str(error), None, raw, info
-            )
+            return PlanResult(fallback_plan(view.current_answer), Source.MODEL, False, str(error), None, raw, info)
         return PlanResult(plan, Source.MODEL, True, None, note, raw, info)
 
     # utterances
@@ -322,9 +318,7 @@ def build_seats(
         seat = given.get(agent.name)
         if seat is None:
             if agent.seat is SeatKind.HUMAN:
-                raise ConfigError(
-                    f"{agent.name} has a human seat: pass seats={{{agent.name!r}: HumanSeat(...)}}"
-                )
+                raise ConfigError(f"{agent.name} has a human seat: pass seats={{{agent.name!r}: HumanSeat(...)}}")
             seat = ModelSeat(
                 agent.name,
                 prompts,
@@ -337,8 +331,7 @@ def build_seats(
             )
         elif seat.kind is not agent.seat:
             raise ConfigError(
-                f"{agent.name} is configured as a {agent.seat.value} seat "
-                f"but was given a {seat.kind.value} seat"
+                f"{agent.name} is configured as a {agent.seat.value} seat but was given a {seat.kind.value} seat"
             )
         seats[agent.name] = seat
     return seats

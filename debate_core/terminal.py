@@ -68,10 +68,7 @@ class TerminalRenderer:
         body = Text(config.question.render())
         if config.question.answer:
             body.append(f"\n(correct answer: {config.question.answer})", style="dim")
-        title = (
-            f"{event.protocol} · budget {config.token_budget} tokens · seed {config.seed} · "
-            f"model {event.model_id}"
-        )
+        title = f"{event.protocol} · budget {config.token_budget} tokens · seed {config.seed} · model {event.model_id}"
         self.console.print(Panel(body, title=Text(title), title_align="left"))
         agents = Text("Agents: ")
         for i, agent in enumerate(config.agents):
@@ -171,16 +168,13 @@ class TerminalRenderer:
         body = Text()
         body.append(f"Final answer: {event.final_answer or '-'}", style="bold")
         if event.correct is not None:
-            body.append(
-                "  ✓ correct" if event.correct else "  ✗ incorrect", style="green" if event.correct else "red"
-            )
+            body.append("  ✓ correct" if event.correct else "  ✗ incorrect", style="green" if event.correct else "red")
         votes = ", ".join(f"{v.answer}: {v.count}" for v in event.votes) or "none"
         body.append(f"\nVotes: {votes}")
         if event.tie:
             body.append(f" (tie among {', '.join(event.tie)}, broken by the seeded RNG)")
         body.append(
-            f"\nEnded by: {event.reason.value} at turn {event.turn}, "
-            f"{event.public_tokens}/{self.budget} public tokens"
+            f"\nEnded by: {event.reason.value} at turn {event.turn}, {event.public_tokens}/{self.budget} public tokens"
         )
         if event.error:
             body.append(f"\nError: {event.error}", style="red")

@@ -27,9 +27,7 @@ def answer_key(answer: str) -> str:
     return answer.strip().rstrip(".").strip().casefold()
 
 
-def majority(
-    answers: Iterable[str | None], rng: random.Random
-) -> tuple[str | None, tuple[Vote, ...], tuple[str, ...]]:
+def majority(answers: Iterable[str | None], rng: random.Random) -> tuple[str | None, tuple[Vote, ...], tuple[str, ...]]:
     """``(final_answer, votes, tied_answers)``; ``tied_answers`` is empty without a tie."""
     spelling: dict[str, str] = {}
     counts: Counter[str] = Counter()

@@ -88,9 +88,7 @@ def debate_row(started: DebateStarted, experiment_id: str | None, status: str) -
 
 def participant_rows(started: DebateStarted) -> list[ParticipantRow]:
     return [
-        ParticipantRow(
-            debate_id=started.debate_id, position=i, name=a.name, persona=a.persona, seat=a.seat.value
-        )
+        ParticipantRow(debate_id=started.debate_id, position=i, name=a.name, persona=a.persona, seat=a.seat.value)
         for i, a in enumerate(started.config.agents)
     ]
 
@@ -281,9 +279,7 @@ class Recorder:
         finally:
             session.close()
 
-    def _commit(
-        self, session: Session, rows: Writer, event: Event, extra: dict[str, Any] | None = None
-    ) -> None:
+    def _commit(self, session: Session, rows: Writer, event: Event, extra: dict[str, Any] | None = None) -> None:
         values = {
             "public_tokens": event.public_tokens,
             "turns": event.turn,

@@ -74,9 +74,7 @@ def _check_strings(value: Any, where: str, depth: int = 0) -> None:
         raise TranscriptError(f"{where}: nested more than {MAX_DEPTH} levels deep")
     if isinstance(value, str):
         if len(value) > MAX_STRING_CHARS:
-            raise TranscriptError(
-                f"{where}: a string of {len(value):,} characters (limit {MAX_STRING_CHARS:,})"
-            )
+            raise TranscriptError(f"{where}: a string of {len(value):,} characters (limit {MAX_STRING_CHARS:,})")
     elif isinstance(value, dict):
         for key, item in value.items():
             _check_strings(key, f"{where}.<key>", depth + 1)
@@ -106,9 +104,7 @@ def read_transcript(path: Path) -> list[Event]:
         raise TranscriptError(f"not a transcript of this application (format {document.get('format')!r})")
     version = document.get("schema_version")
     if version != SCHEMA_VERSION:
-        raise TranscriptError(
-            f"schema_version {version!r} is not supported (this version reads {SCHEMA_VERSION})"
-        )
+        raise TranscriptError(f"schema_version {version!r} is not supported (this version reads {SCHEMA_VERSION})")
     raw_events = document.get("events")
     if not isinstance(raw_events, list) or not raw_events:
         raise TranscriptError("events must be a non-empty list")

@@ -64,9 +64,7 @@ def allowed_actions_of(request: GenerationRequest) -> tuple[str, ...]:
 
 
 def plan_json(action: str, urgency: Any, answer: str | None, thought: str = "") -> str:
-    return json.dumps(
-        {"thought": thought, "action": action, "urgency": urgency, "purpose": "test", "answer": answer}
-    )
+    return json.dumps({"thought": thought, "action": action, "urgency": urgency, "purpose": "test", "answer": answer})
 
 
 def build_script_backend(

@@ -12,9 +12,7 @@ from debate_core.events import read_jsonl
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_cli(
-    *args: str, stdin: str | None = None, cwd: Path | None = None
-) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "debate_core", "run", *args],
         capture_output=True,
@@ -27,9 +25,7 @@ def run_cli(
 
 def test_default_scripted_run_writes_every_event_with_an_interruption_and_a_silence(tmp_path):
     out = tmp_path / "out.jsonl"
-    result = run_cli(
-        "--backend", "scripted", "--condition", "interruptible", "--seed", "1", "--events-jsonl", str(out)
-    )
+    result = run_cli("--backend", "scripted", "--condition", "interruptible", "--seed", "1", "--events-jsonl", str(out))
     assert result.returncode == 0, result.stderr
     lines = out.read_text(encoding="utf-8").splitlines()
     objects = [json.loads(line) for line in lines]
@@ -184,9 +180,7 @@ def test_db_option_records_the_debate_and_storage_cli_lists_shows_exports_import
     shown = run_storage("--db", str(db), "show", debate_id[:8])
     assert shown.returncode == 0 and "cuts off" in shown.stdout and "Final answer: B" in shown.stdout
     out = tmp_path / "t.json"
-    exported = run_storage(
-        "--db", str(db), "export", debate_id[:8], "--out", str(out), "--csv", str(tmp_path)
-    )
+    exported = run_storage("--db", str(db), "export", debate_id[:8], "--out", str(out), "--csv", str(tmp_path))
     assert exported.returncode == 0 and out.is_file() and (tmp_path / "plans.csv").is_file()
     other = tmp_path / "other.sqlite3"
     assert run_storage("--db", str(other), "import", str(out)).returncode == 0
@@ -195,6 +189,4 @@ def test_db_option_records_the_debate_and_storage_cli_lists_shows_exports_import
     broken = tmp_path / "broken.json"
     broken.write_text('{"format": "interruptible-debate", "schema_version": 9, "events": []}')
     refused = run_storage("--db", str(other), "import", str(broken))
-    assert (
-        refused.returncode == 1 and "schema_version" in refused.stdout and "Traceback" not in refused.stderr
-    )
+    assert refused.returncode == 1 and "schema_version" in refused.stdout and "Traceback" not in refused.stderr

@@ -102,9 +102,7 @@ def test_interruptible_discloses_sentences_and_interrupts():
     assert cuts
     assert (cuts[0].turn, cuts[0].interrupter, cuts[0].interrupted) == (1, "Jenny", "Alex")
     assert cuts[0].discarded == ("Alpha is the answer.", "Alpha once more.")
-    assert any(
-        r.allowed == (Action.LISTEN, Action.INTERRUPT) for p in of_type(events, PlansMade) for r in p.plans
-    )
+    assert any(r.allowed == (Action.LISTEN, Action.INTERRUPT) for p in of_type(events, PlansMade) for r in p.plans)
     assert_plans_every_turn(events)
 
 

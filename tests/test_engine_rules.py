@@ -186,9 +186,7 @@ def test_floor_holder_does_not_plan_until_its_queue_is_empty():
     plans = plans_at(events, 4)
     assert plans.floor_holder is None
     assert [record.agent for record in plans.plans] == list(AGENTS)
-    plan_turns_of_alex = [
-        r.turn for r in backend.requests if r.kind is RequestKind.PLAN and r.agent == "Alex"
-    ]
+    plan_turns_of_alex = [r.turn for r in backend.requests if r.kind is RequestKind.PLAN and r.agent == "Alex"]
     assert plan_turns_of_alex == [0, 4, 5]
 
 

@@ -123,9 +123,7 @@ def run_with_human(config, backend, policy, *, timeout_s=WAIT_S, max_chars=2_000
     with Human(channel, policy) as human:
         events = debate.run()
     # A request the policy left unanswered would show up as a timeout: fail loudly instead.
-    unanswered = [
-        r.error for p in of_type(events, PlansMade) for r in p.plans if r.agent == HUMAN and r.error
-    ]
+    unanswered = [r.error for p in of_type(events, PlansMade) for r in p.plans if r.agent == HUMAN and r.error]
     unanswered += [u.error for u in of_type(events, UtteranceGenerated) if u.speaker == HUMAN and u.error]
     assert not unanswered, unanswered
     return events, human
@@ -277,17 +275,13 @@ def test_human_can_interrupt_an_ai_mid_utterance():
 def test_an_ai_can_interrupt_the_human():
     backend = build_script_backend({(1, "Alex"): ("floor", 9, "A")}, {"Alex": ["No, Alpha. Trust me."]})
     speech = "Beta is second. The order is alpha then beta. So B."
-    events, _ = run_with_human(
-        human_config(max_turns=4), backend, scripted_human({0: ("speak", 9, "B")}, [speech])
-    )
+    events, _ = run_with_human(human_config(max_turns=4), backend, scripted_human({0: ("speak", 9, "B")}, [speech]))
     [cut] = of_type(events, Interrupted)
     assert (cut.turn, cut.interrupter, cut.interrupted, cut.disclosed_count) == (1, "Alex", HUMAN, 1)
     assert cut.discarded == ("The order is alpha then beta.", "So B.")
     alex_prompt = next(r for r in backend.requests if r.agent == "Alex" and r.kind is RequestKind.UTTERANCE)
     assert f"You are interrupting {HUMAN}" in alex_prompt.messages[-1].content
-    assert "The order is alpha then beta." not in "".join(
-        m.content for r in backend.requests for m in r.messages
-    )
+    assert "The order is alpha then beta." not in "".join(m.content for r in backend.requests for m in r.messages)
     # The human plans again as soon as it has lost the floor.
     assert HUMAN in [r.agent for r in plans_at(events, 2).plans]
 

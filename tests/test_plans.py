@@ -36,9 +36,7 @@ def test_allowed_actions_depend_on_the_floor():
 
 def test_valid_plan_is_parsed_exactly():
     plan, note = parse_plan_text(json.dumps(plan_dict()), FREE, LABELS)
-    assert plan == ActionPlan(
-        thought="Beta is right.", action=Action.SPEAK, urgency=7, purpose="correct", answer="B"
-    )
+    assert plan == ActionPlan(thought="Beta is right.", action=Action.SPEAK, urgency=7, purpose="correct", answer="B")
     assert note is None
     assert plan.wants_floor
 

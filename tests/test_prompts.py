@@ -25,9 +25,7 @@ def view(**changes) -> AgentView:
         turn_log=(
             HistoryLine(turn=1, kind=LineKind.SPEECH, speaker="Chris", text="First point."),
             HistoryLine(turn=2, kind=LineKind.SILENCE),
-            HistoryLine(
-                turn=3, kind=LineKind.SPEECH, speaker="Alex", text="No!", interrupting="Chris", finished=True
-            ),
+            HistoryLine(turn=3, kind=LineKind.SPEECH, speaker="Alex", text="No!", interrupting="Chris", finished=True),
         ),
         previous_thoughts=((2, "Chris may be wrong."),),
         last_event=HistoryLine(turn=4, kind=LineKind.SPEECH, speaker="Chris", text="Second point."),
@@ -82,9 +80,7 @@ def test_whole_message_conditions_describe_their_disclosure_rule():
 
 
 def test_interrupter_is_told_whom_it_interrupts_and_what_was_said():
-    plan = ActionPlan(
-        thought="Wrong premise.", action=Action.INTERRUPT, urgency=8, purpose="correct", answer="A"
-    )
+    plan = ActionPlan(thought="Wrong premise.", action=Action.INTERRUPT, urgency=8, purpose="correct", answer="A")
     uview = UtteranceView(
         base=view(allowed=()),
         history=view().turn_log,
@@ -110,9 +106,7 @@ def test_cached_layout_only_appends_between_turns():
     config = demo_config(prompt_layout="cached", seed=1, token_budget=400)
     backend = demo_backend(config)
     Debate(config, backend).run()
-    prompts = [
-        r.messages[-1].content for r in backend.requests if r.kind is RequestKind.PLAN and r.agent == "Chris"
-    ]
+    prompts = [r.messages[-1].content for r in backend.requests if r.kind is RequestKind.PLAN and r.agent == "Chris"]
     assert len(prompts) > 10
     for before, after in itertools.pairwise(prompts):
         stable = before.split("## Now")[0].rstrip("\n")

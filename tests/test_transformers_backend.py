@@ -72,9 +72,7 @@ def test_greedy_batch_equals_each_request_alone(backend):
     schema = plan_json_schema(WHEN_FLOOR_HELD, LABELS)
     batch = [
         request("Name three colours of the rainbow.", "Alex", max_new=30),
-        request(
-            f"{MMLU_STYLE.render()}\nGive your action plan as JSON.", "Chris", schema=schema, max_new=200
-        ),
+        request(f"{MMLU_STYLE.render()}\nGive your action plan as JSON.", "Chris", schema=schema, max_new=200),
         request("Explain in one sentence why the sky is blue. Be brief, please.", "Jenny", max_new=30),
     ]
     together = backend.generate(batch)
@@ -130,7 +128,7 @@ def test_three_agent_interruptible_debate_on_the_embedded_model(backend):
         condition="interruptible",
         token_budget=150,
         seed=3,
-        utterance_max_new_tokens=60,
+        utterance_max_new_tokens=40,
         prompt_layout="cached",
     )
     events = Debate(config, backend).run()

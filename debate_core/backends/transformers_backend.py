@@ -142,9 +142,7 @@ def _load(spec: ModelSpec) -> LoadedModel:
     kwargs: dict[str, Any] = {"dtype": dtype}
     if spec.quantization:
         if not device.startswith("cuda"):
-            raise ConfigError(
-                f"{spec.quantization} loading needs a CUDA GPU (bitsandbytes); device is {device}"
-            )
+            raise ConfigError(f"{spec.quantization} loading needs a CUDA GPU (bitsandbytes); device is {device}")
         try:
             from transformers import BitsAndBytesConfig
         except ImportError as error:  # pragma: no cover - depends on the install

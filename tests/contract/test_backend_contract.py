@@ -48,9 +48,7 @@ def backend(request) -> Backend:
 GREEDY = SamplingParams(temperature=0.0, max_new_tokens=16, seed=0)
 
 
-def make_request(
-    text: str, agent: str = "Alex", kind: RequestKind = RequestKind.UTTERANCE
-) -> GenerationRequest:
+def make_request(text: str, agent: str = "Alex", kind: RequestKind = RequestKind.UTTERANCE) -> GenerationRequest:
     schema = plan_json_schema((Action.LISTEN, Action.SPEAK), ("A", "B")) if kind is RequestKind.PLAN else None
     return GenerationRequest((Message("user", text),), GREEDY, kind, agent, turn=1, json_schema=schema)
 

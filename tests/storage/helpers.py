@@ -53,10 +53,7 @@ def record_quick(
 def row_counts(store: Store) -> dict[str, int]:
     """Rows in every table of the store."""
     with store.engine.connect() as connection:
-        return {
-            table: connection.execute(text(f'SELECT COUNT(*) FROM "{table}"')).scalar_one()
-            for table in TABLES
-        }
+        return {table: connection.execute(text(f'SELECT COUNT(*) FROM "{table}"')).scalar_one() for table in TABLES}
 
 
 def failing_script() -> list[str]:

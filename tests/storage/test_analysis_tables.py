@@ -96,9 +96,7 @@ def test_utterances_account_for_every_sentence(store: Store, debate: list[Event]
         assert (row.speaker, row.turn, row.text) == (event.speaker, event.turn, event.text)
         assert row.sentences == list(event.units)
         assert row.interrupting == event.interrupting
-        disclosed = [
-            d.text for d in of_type(debate, SentenceDisclosed) if d.utterance_id == event.utterance_id
-        ]
+        disclosed = [d.text for d in of_type(debate, SentenceDisclosed) if d.utterance_id == event.utterance_id]
         assert row.disclosed_count == len(disclosed)
         assert row.sentences[: row.disclosed_count] == disclosed
         if event.utterance_id in interruptions:
@@ -184,9 +182,7 @@ def test_csv_export_has_a_header_and_one_row_per_plan_and_disclosure(
     for events in (debate, other):
         debate_id = events[0].debate_id
         mine = [row for row in plans if row["debate_id"] == debate_id]
-        expected = [
-            (e.seq, r.agent, r.plan.action.value) for e in of_type(events, PlansMade) for r in e.plans
-        ]
+        expected = [(e.seq, r.agent, r.plan.action.value) for e in of_type(events, PlansMade) for r in e.plans]
         assert sorted((int(r["seq"]), r["agent"], r["action"]) for r in mine) == sorted(expected)
         told = [row for row in disclosures if row["debate_id"] == debate_id]
         assert [(int(r["seq"]), r["speaker"], r["text"], int(r["tokens"])) for r in told] == [

@@ -116,9 +116,7 @@ def test_a_debate_killed_mid_run_keeps_every_committed_turn_and_is_marked_incomp
         # the analysis tables hold exactly the committed turns, nothing of the lost one
         with Session(store.engine) as session:
             plans = session.scalars(select(PlanRow).where(PlanRow.debate_id == debate_id)).all()
-            disclosures = session.scalars(
-                select(DisclosureRow).where(DisclosureRow.debate_id == debate_id)
-            ).all()
+            disclosures = session.scalars(select(DisclosureRow).where(DisclosureRow.debate_id == debate_id)).all()
         assert sorted((p.seq, p.agent) for p in plans) == sorted(
             (e.seq, r.agent) for e in of_type(events, PlansMade) for r in e.plans
         )

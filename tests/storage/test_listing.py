@@ -38,9 +38,7 @@ def catalogue(store: Store) -> dict[str, str]:
             clock=at(2),
             experiment_id="exp1",
         ),
-        "percent": record_quick(
-            store, question="Is it 100% sure_ish?", answer="C", clock=at(3), experiment_id="exp1"
-        ),
+        "percent": record_quick(store, question="Is it 100% sure_ish?", answer="C", clock=at(3), experiment_id="exp1"),
         "other-exp": record_quick(store, question="Anything else?", clock=at(4), experiment_id="exp2"),
     }
     return {name: events[0].debate_id for name, events in made.items()}
@@ -70,9 +68,7 @@ def test_filter_by_condition(store: Store, catalogue: dict[str, str]) -> None:
     assert names(store, catalogue, condition="interruptible") == ["other-exp", "percent", "atmosphere"]
 
 
-def test_filter_by_question_text_is_a_case_insensitive_substring(
-    store: Store, catalogue: dict[str, str]
-) -> None:
+def test_filter_by_question_text_is_a_case_insensitive_substring(store: Store, catalogue: dict[str, str]) -> None:
     assert names(store, catalogue, text="greek") == ["greek-right", "greek-wrong"]
     assert names(store, catalogue, text="GREEK") == ["greek-right", "greek-wrong"]
     assert names(store, catalogue, text="gas fills") == ["atmosphere"]
@@ -109,9 +105,7 @@ def test_filter_by_date_since_inclusive_until_exclusive(store: Store, catalogue:
     assert names(store, catalogue, since=T0 + timedelta(days=10)) == []
 
 
-def test_date_filters_compare_instants_whatever_the_time_zone(
-    store: Store, catalogue: dict[str, str]
-) -> None:
+def test_date_filters_compare_instants_whatever_the_time_zone(store: Store, catalogue: dict[str, str]) -> None:
     """``since=datetime.now().astimezone()`` style values: the same instant, another zone."""
     tokyo = timezone(timedelta(hours=9))
     new_york = timezone(timedelta(hours=-5))

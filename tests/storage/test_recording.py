@@ -194,9 +194,7 @@ def test_a_stream_that_does_not_start_with_debate_started_is_refused_and_writes_
 def test_experiment_id_and_participants_are_stored(store: Store) -> None:
     config = demo_config(seed=1)
     events = list(
-        store.record(
-            Debate(config, demo_backend(config), segmenter=SentenceSplitter()).events(), experiment_id="exp1"
-        )
+        store.record(Debate(config, demo_backend(config), segmenter=SentenceSplitter()).events(), experiment_id="exp1")
     )
     started = events[0]
     assert isinstance(started, DebateStarted)
@@ -204,12 +202,7 @@ def test_experiment_id_and_participants_are_stored(store: Store) -> None:
     assert store.debate(started.debate_id).model_id == "scripted-demo"
     with store.engine.connect() as connection:
         rows = connection.execute(
-            text(
-                "SELECT position, name, persona, seat FROM participants"
-                " WHERE debate_id = :id ORDER BY position"
-            ),
+            text("SELECT position, name, persona, seat FROM participants WHERE debate_id = :id ORDER BY position"),
             {"id": started.debate_id},
         ).all()
-    assert [tuple(r) for r in rows] == [
-        (i, a.name, a.persona, a.seat.value) for i, a in enumerate(config.agents)
-    ]
+    assert [tuple(r) for r in rows] == [(i, a.name, a.persona, a.seat.value) for i, a in enumerate(config.agents)]

@@ -252,9 +252,7 @@ def _record_ending(store: Store, ending: str) -> str:
     return debate.debate_id
 
 
-@pytest.mark.parametrize(
-    ("ending", "status"), [("finished", "finished"), ("stopped", "aborted"), ("failed", "failed")]
-)
+@pytest.mark.parametrize(("ending", "status"), [("finished", "finished"), ("stopped", "aborted"), ("failed", "failed")])
 def test_export_then_import_into_another_store_gives_the_same_debate(
     store: Store, target: Store, tmp_path: Path, ending: str, status: str
 ) -> None:
@@ -282,9 +280,7 @@ def test_export_then_import_into_another_store_gives_the_same_debate(
     assert json.loads(again.read_text(encoding="utf-8")) == document
 
 
-def test_an_export_of_a_debate_cut_short_imports_as_incomplete(
-    store: Store, target: Store, tmp_path: Path
-) -> None:
+def test_an_export_of_a_debate_cut_short_imports_as_incomplete(store: Store, target: Store, tmp_path: Path) -> None:
     config = demo_config(seed=1)
     stream = store.record(Debate(config, demo_backend(config), segmenter=SentenceSplitter()).events())
     emitted = [next(stream) for _ in range(9)]

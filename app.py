@@ -1,0 +1,64 @@
+"""The web app: watch debates live, take a seat and interrupt, replay stored debates.
+
+Run ``python app.py`` (``make run`` does, after installing) and open the
+address it prints. Every debate is recorded in the store (``--db``, default:
+the data directory's SQLite file). The scripted demo needs no model; the
+embedded SmolLM2-135M runs on any CPU offline; any Hugging Face model id or
+local path works where it is available.
+
+What it does not do: anything the engine, the backend or the store do; this
+file only assembles the panels in ``ui/`` and launches Gradio.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from storage import Store
+from ui.live_panel import build_live
+from ui.replay_panel import build_replay
+from ui.setup_panel import build_setup
+
+ASSETS = Path(__file__).resolve().parent / "assets"
+TITLE = "Interruptible multi-agent debate"
+
+
+def build_app(store: Store) -> gr.Blocks:
+    with gr.Blocks(title=TITLE) as app:
+        gr.Markdown(
+            f"# {TITLE}\nAgents plan every turn; the most urgent speaks; sentences are disclosed one "
+            "per turn, and anyone can interrupt. Take a seat to join in."
+        )
+        with gr.Tab("Live", elem_id="tab-live"):
+            with gr.Accordion("Set up a debate", open=True):
+                form = build_setup()
+            build_live(form, store)
+        with gr.Tab("Replay", elem_id="tab-replay"):
+            build_replay(store)
+    return app
+
+
+def launch_options() -> dict[str, Any]:
+    """Theme, CSS and head for ``launch`` (Gradio 6 takes them there, not in Blocks)."""
+    return {"theme": gr.themes.Soft(), "css_paths": [ASSETS / "style.css"]}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=TITLE)
+    parser.add_argument("--db", help="SQLite file or SQLAlchemy URL (default: the data directory)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=7860)
+    args = parser.parse_args(argv)
+    store = Store(args.db)
+    app = build_app(store)
+    app.queue(default_concurrency_limit=8).launch(
+        server_name=args.host, server_port=args.port, show_error=True, **launch_options()
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""The web app in a real browser: live view, a human seat that interrupts, replay, escaping."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+
+from tests.browser.conftest import screenshot
+
+pytestmark = pytest.mark.timeout(600)
+
+
+def set_number(page, elem_id: str, value: float) -> None:
+    box = page.locator(f"#{elem_id} input[type=number]")
+    box.fill(str(value))
+    box.press("Enter")
+
+
+def choose(page, elem_id: str, option: str) -> None:
+    page.locator(f"#{elem_id} input").click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def open_more_settings(page) -> None:
+    page.get_by_text("More settings").click()
+    page.wait_for_selector("#pace input[type=number]")
+
+
+def sentences(page) -> int:
+    return page.locator("#transcript .sentence").count()
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+SCRIPTED = "scripted demo (no model)"
+
+
+def test_a_scripted_debate_arrives_one_sentence_at_a_time_and_ends(page):
+    choose(page, "backend-choice", SCRIPTED)
+    open_more_settings(page)
+    set_number(page, "pace", 1.0)  # slower than the page's twice-a-second refresh
+    set_number(page, "budget-setting", 150)
+    page.click("#start")
+    seen = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not page.locator("#result .final").count():
+        seen.append(sentences(page))
+        time.sleep(0.25)
+    assert page.locator("#result .final").count(), "the debate never ended"
+    counts = sorted(set(seen))
+    assert len(counts) >= 5, f"sentences did not arrive progressively: {counts}"
+    steps = [b - a for a, b in itertools.pairwise(seen) if b != a]
+    assert max(steps) <= 2, f"several sentences appeared at once: {steps}"
+    assert "Final answer" in page.locator("#result").inner_text()
+    assert page.locator("#transcript .cut").count() >= 1  # an interruption is visibly cut
+    assert page.locator("#transcript .silence").count() >= 1
+    page.check("#show-discarded input")
+    wait_for(lambda: page.locator("#transcript .discarded").count() > 0, 10, "discarded sentences")
+    screenshot(page, "live-scripted")
+
+
+def test_a_human_interrupts_an_ai_and_nothing_they_type_runs(page):
+    choose(page, "backend-choice", SCRIPTED)
+    choose(page, "human-seat", "Jenny")
+    open_more_settings(page)
+    set_number(page, "pace", 0.2)
+    page.click("#start")
+    # the initial answer
+    page.wait_for_selector("#seat-prompt:has-text('Before the debate')", timeout=30_000)
+    choose(page, "seat-answer", "B")
+    page.click("#seat-submit")
+    # listen while Alex starts, then interrupt as soon as he is speaking
+    for _ in range(10):
+        page.wait_for_selector("#seat-prompt:has-text('your move')", timeout=30_000)
+        if page.locator("#seat-action label:has-text('interrupt')").count():
+            break
+        page.click("#seat-submit")  # listen
+        time.sleep(0.6)
+    page.locator("#seat-action label:has-text('interrupt')").click()
+    set_number(page, "seat-urgency", 9)
+    page.click("#seat-submit")
+    page.wait_for_selector("#seat-prompt:has-text('You have the floor')", timeout=30_000)
+    # an empty message is refused politely
+    page.click("#seat-submit")
+    wait_for(lambda: "empty" in page.locator("#seat-message").inner_text(), 10, "the empty-message refusal")
+    hostile = (
+        "Wait, that is wrong. <script>window.__xss = 1</script> Nitrogen is 78 percent. "
+        '<img src=x onerror="window.__xss = 2"> So it is B.'
+    )
+    page.locator("#seat-text textarea").fill(hostile)
+    page.click("#seat-submit")
+    wait_for(lambda: page.locator("#transcript .cut").count() >= 1, 30, "the AI being cut off")
+    wait_for(lambda: "So it is B." in page.locator("#transcript").inner_text(), 60, "the human's last sentence")
+    text = page.locator("#transcript").inner_text()
+    assert "<script>window.__xss = 1</script>" in text  # shown as text
+    assert 'onerror="window.__xss = 2"' in text
+    assert page.evaluate("window.__xss") is None  # and nothing ran
+    assert page.locator("#transcript img").count() == 0
+    assert "cut off by Jenny" in text
+    page.check("#show-discarded input")
+    wait_for(lambda: page.locator("#transcript .discarded").count() >= 1, 10, "Alex's discarded sentences")
+    screenshot(page, "live-human-seat")
+    page.click("#stop")
+
+
+def test_replay_opens_a_stored_debate_and_plays_it_back(page):
+    page.click("#tab-replay-button") if page.locator("#tab-replay-button").count() else page.get_by_role(
+        "tab", name="Replay"
+    ).click()
+    choose(page, "replay-status", "finished")
+    page.click("#replay-refresh")
+    wait_for(lambda: page.locator("#replay-list").inner_text().count("finished") >= 1, 20, "the debate list")
+    assert "aborted" not in page.locator("#replay-list").inner_text()  # the status filter applies
+    page.click("#replay-open")
+    wait_for(lambda: page.locator("#replay-transcript .sentence").count() > 5, 20, "the replayed transcript")
+    full = page.locator("#replay-transcript .sentence").count()
+    assert "Final answer" in page.locator("#replay-result").inner_text()
+    set_number(page, "replay-turn", 4)
+    wait_for(lambda: 0 < page.locator("#replay-transcript .sentence").count() < full, 20, "an earlier turn")
+    screenshot(page, "replay")
+    page.click("#replay-export-json")
+    wait_for(lambda: ".json" in page.locator("#replay-files").inner_text(), 20, "the JSON download")
+
+
+def test_a_short_debate_on_the_embedded_model(page):
+    choose(page, "backend-choice", "embedded SmolLM2-135M (CPU)")
+    set_number(page, "budget-setting", 30)
+    open_more_settings(page)
+    set_number(page, "pace", 0)
+    set_number(page, "utterance-tokens", 24)
+    page.click("#start")
+    wait_for(lambda: page.locator("#result .final").count() > 0, 420, "the embedded model's debate to end")
+    assert "SmolLM2-135M" in page.locator("#question").inner_text()
+    assert "Final answer" in page.locator("#result").inner_text()
+    assert "invalid plan" not in page.locator("#plans").inner_text()
+    screenshot(page, "live-embedded")

@@ -1,0 +1,116 @@
+"""The web app's parts without a browser: the view fold, HTML escaping, charts, live sessions."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from debate_core import Debate, RequestKind, ScriptedBackend
+from debate_core.backends.demo import demo_backend, demo_config
+from debate_core.events import Interrupted, PlansMade, SentenceDisclosed, SilentTurn
+from ui import charts, render
+from ui.session import LiveSession
+from ui.view_model import DebateView
+
+HOSTILE = '<script>window.x=1</script> <img src=x onerror="alert(1)"> & "quotes"'
+
+
+def demo_events(**overrides):
+    config = demo_config(seed=1, **overrides)
+    return Debate(config, demo_backend(config)).run()
+
+
+def test_the_view_folds_every_mechanism_of_a_debate():
+    events = demo_events()
+    view = DebateView.from_events(events)
+    disclosed = [e for e in events if isinstance(e, SentenceDisclosed)]
+    assert sum(len(line.utterance.disclosed) for line in view.lines if line.utterance) == len(disclosed)
+    assert sum(line.silence for line in view.lines) == sum(isinstance(e, SilentTurn) for e in events)
+    cut = [u for u in view.utterances.values() if u.interrupted_by]
+    interrupted = [e for e in events if isinstance(e, Interrupted)]
+    assert len(cut) == len(interrupted) and all(u.discarded for u in cut)
+    assert len(view.trajectory) == 1 + sum(isinstance(e, PlansMade) for e in events)
+    assert view.ended is not None and view.public_tokens == events[-1].public_tokens
+
+
+def test_replaying_a_prefix_shows_that_moment():
+    events = demo_events()
+    early = DebateView.from_events([e for e in events if e.turn <= 3])
+    assert early.ended is None and early.turn == 3
+    assert len(early.lines) < len(DebateView.from_events(events).lines)
+
+
+def hostile_backend():
+    def reply(request):
+        if request.kind is RequestKind.INITIAL_ANSWER:
+            return json.dumps({"reason": HOSTILE, "answer": "B"})
+        if request.kind is RequestKind.PLAN:
+            action = "speak" if "speak" in request.json_schema["properties"]["action"]["enum"] else "listen"
+            return json.dumps({"thought": HOSTILE, "action": action, "urgency": 5, "purpose": HOSTILE, "answer": "B"})
+        return f"First. {HOSTILE} Last."
+
+    return ScriptedBackend(reply)
+
+
+def test_everything_a_model_writes_is_escaped():
+    config = demo_config(seed=1, token_budget=60)
+    view = DebateView.from_events(Debate(config, hostile_backend()).run())
+    pages = [
+        render.transcript_html(view, show_discarded=True),
+        render.plans_html(view),
+        render.result_html(view),
+        render.question_html(view),
+    ]
+    joined = "".join(pages)
+    assert "<script>" not in joined and "<img" not in joined
+    assert "&lt;script&gt;window.x=1&lt;/script&gt;" in pages[0]
+    assert "onerror=&quot;alert(1)&quot;" in pages[1]
+
+
+def test_audience_mode_hides_private_thoughts_and_purposes():
+    view = DebateView.from_events(demo_events(token_budget=80))
+    thought = next(iter(view.plans.values())).plan.thought
+    assert thought in render.plans_html(view)
+    assert thought not in render.plans_html(view, audience=True)
+
+
+def test_charts_draw_empty_and_full_debates():
+    for view in (DebateView(), DebateView.from_events(demo_events(token_budget=80))):
+        for figure in (charts.urgency_figure(view), charts.trajectory_figure(view), charts.floor_history_figure(view)):
+            assert figure.to_dict()["data"] is not None
+    full = DebateView.from_events(demo_events(token_budget=80))
+    names = {trace.name for trace in charts.trajectory_figure(full).data}
+    assert {"Alex", "Chris", "Jenny", "correct (B)"} <= names
+
+
+def wait(predicate, seconds=20.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_live_session_runs_pauses_steps_and_stops():
+    config = demo_config(seed=1)
+    session = LiveSession(config, demo_backend(config), pace_s=0.05)
+    session.pause()
+    session.start()
+    time.sleep(0.3)
+    assert session.view.turn <= 1  # paused at the first turn boundary
+    before = session.view.turn
+    session.step()
+    assert wait(lambda: session.status == "paused" and session.view.turn == before + 1)
+    session.resume()
+    assert wait(lambda: session.view.turn >= before + 5)
+    session.stop()
+    assert wait(lambda: session.done)
+    assert session.view.ended is not None and session.view.ended.reason.value == "stopped"
+
+
+def test_a_failing_backend_ends_the_session_with_its_message():
+    config = demo_config(seed=1)
+    session = LiveSession(config, ScriptedBackend(["not enough outputs"]), pace_s=0).start()
+    assert wait(lambda: session.done)
+    assert session.status == "failed" and "script ran out" in (session.error or "")

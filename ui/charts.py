@@ -1,0 +1,100 @@
+"""Plotly figures drawn from a ``DebateView``: urgency now, who wanted the floor, answer trajectories.
+
+What it does: three small figure builders, each a pure function of the view:
+
+* ``urgency_figure``: this turn's urgency per agent, coloured by agent, the
+  action written on the bar (hatched when the agent only listens);
+* ``floor_history_figure``: every plan of the debate as a dot (turn × agent),
+  size = urgency, filled when the agent asked for the floor;
+* ``trajectory_figure``: each agent's answer against public tokens used, the
+  correct answer marked when it is known.
+
+Names and answers appear as plot data, which plotly renders as text.
+
+What it does not do: talk to Gradio or decide when to redraw.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from ui.view_model import DebateView
+
+_LAYOUT = {"margin": {"l": 40, "r": 10, "t": 36, "b": 30}, "height": 260, "template": "plotly_white"}
+
+
+def urgency_figure(view: DebateView) -> go.Figure:
+    agents = [a for a in view.agents if a in view.plans]
+    plans = [view.plans[a].plan for a in agents]
+    figure = go.Figure(
+        go.Bar(
+            x=agents,
+            y=[p.urgency for p in plans],
+            text=[p.action.value for p in plans],
+            textposition="outside",
+            marker={
+                "color": [view.colour(a) for a in agents],
+                "pattern": {"shape": ["/" if not p.wants_floor else "" for p in plans]},
+            },
+            hovertemplate="%{x}: urgency %{y} (%{text})<extra></extra>",
+        )
+    )
+    figure.update_layout(title=f"Urgency, turn {max(view.plans_turn, 0)}", **_LAYOUT)
+    figure.update_yaxes(range=[0, 10], dtick=1)
+    return figure
+
+
+def floor_history_figure(view: DebateView) -> go.Figure:
+    figure = go.Figure()
+    for agent in view.agents:
+        rows = [r for r in view.urgency_history if r[1] == agent]
+        figure.add_trace(
+            go.Scatter(
+                x=[r[0] for r in rows],
+                y=[agent] * len(rows),
+                mode="markers",
+                name=agent,
+                marker={
+                    "size": [6 + 2.5 * r[3] for r in rows],
+                    "color": view.colour(agent),
+                    "symbol": ["circle" if r[2] != "listen" else "circle-open" for r in rows],
+                },
+                text=[f"{r[2]} {r[3]}" for r in rows],
+                hovertemplate="turn %{x}: %{text}<extra>" + agent + "</extra>",
+            )
+        )
+    figure.update_layout(title="Who wanted the floor (filled = speak/interrupt)", showlegend=False, **_LAYOUT)
+    figure.update_xaxes(title="turn")
+    return figure
+
+
+def trajectory_figure(view: DebateView) -> go.Figure:
+    labels = list(view.labels)
+    figure = go.Figure()
+    for agent in view.agents:
+        points = [(tokens, answers.get(agent)) for tokens, _turn, answers in view.trajectory]
+        figure.add_trace(
+            go.Scatter(
+                x=[max(0, tokens) for tokens, _ in points],
+                y=[answer for _, answer in points],
+                mode="lines+markers",
+                line={"shape": "hv", "color": view.colour(agent)},
+                name=agent,
+            )
+        )
+    if view.correct_answer:
+        figure.add_trace(
+            go.Scatter(
+                x=[0, max(view.budget, view.public_tokens, 1)],
+                y=[view.correct_answer] * 2,
+                mode="lines",
+                line={"dash": "dash", "color": "#16a34a", "width": 2},
+                name=f"correct ({view.correct_answer})",
+                hoverinfo="skip",
+            )
+        )
+    figure.update_layout(title="Answers against public tokens", legend={"orientation": "h"}, **_LAYOUT)
+    figure.update_xaxes(title="public tokens", range=[0, max(view.budget, view.public_tokens, 1)])
+    if labels:
+        figure.update_yaxes(type="category", categoryorder="array", categoryarray=labels)
+    return figure

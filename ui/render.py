@@ -1,0 +1,128 @@
+"""HTML for the page, drawn from a ``DebateView``: transcript, budget, plans, result.
+
+What it does: pure functions from a view to an HTML string. Every piece of
+text that a model or a person wrote (sentences, thoughts, purposes, answers,
+names, the question) goes through ``html.escape``, so a message containing
+``<script>`` or ``<img onerror=...>`` shows as text and never runs. Live view
+and replay call the same functions.
+
+``audience=True`` (classroom mode) hides private thoughts and purposes.
+``show_discarded=True`` shows the sentences an interruption discarded, struck
+through, after the cut.
+
+What it does not do: build Gradio components or plots.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from ui.view_model import DebateView, Line
+
+
+def _name(view: DebateView, agent: str | None) -> str:
+    return f'<span class="agent" style="color:{view.colour(agent)}">{escape(agent or "")}</span>'
+
+
+def question_html(view: DebateView) -> str:
+    if not view.started:
+        return '<div class="question muted">No debate yet: set one up and press Start.</div>'
+    pairs = zip(view.labels, view.options, strict=True)
+    options = "".join(f"<li><b>{escape(label)}</b> {escape(option)}</li>" for label, option in pairs)
+    correct = f'<div class="muted">Correct answer: {escape(view.correct_answer)}</div>' if view.correct_answer else ""
+    return (
+        f'<div class="question"><div class="qtext">{escape(view.question)}</div>'
+        f'<ul class="options">{options}</ul>{correct}'
+        f'<div class="muted">{escape(view.condition)} · model {escape(view.model_id)}</div></div>'
+    )
+
+
+def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
+    if line.silence:
+        return f'<div class="line silence" data-turn="{line.turn}">turn {line.turn} · … silence</div>'
+    u = line.utterance
+    assert u is not None
+    sentences = "".join(f'<span class="sentence">{escape(s)}</span> ' for s in u.disclosed)
+    badge = ""
+    if u.interrupting:
+        badge = f'<span class="badge interrupt">interrupting {escape(u.interrupting)}</span>'
+    cut = ""
+    if u.interrupted_by:
+        who = escape(u.interrupted_by)
+        cut = f'<span class="cut" title="cut off by {who}">✂ cut off by {who}</span>'
+        if show_discarded and u.discarded:
+            cut += " " + "".join(f'<span class="discarded">{escape(s)}</span> ' for s in u.discarded)
+    elif not u.completed and view.ended is None:  # still speaking
+        cut = '<span class="more">…</span>'
+    style = f"border-left-color:{view.colour(u.speaker)}"
+    return (
+        f'<div class="line speech" style="{style}" data-utterance="{u.id}" data-turn="{u.turn}">'
+        f'{_name(view, u.speaker)}{badge}<div class="words">{sentences}{cut}</div></div>'
+    )
+
+
+def transcript_html(view: DebateView, *, show_discarded: bool = False) -> str:
+    body = "".join(_line_html(view, line, show_discarded) for line in view.lines)
+    if view.preparing and view.ended is None:
+        body += f'<div class="line preparing">{_name(view, view.preparing)} is preparing to speak…</div>'
+    if not body:
+        body = '<div class="muted">The transcript appears here, one sentence per turn.</div>'
+    return f'<div class="transcript" id="transcript">{body}</div>'
+
+
+def budget_html(view: DebateView) -> str:
+    if not view.started:
+        return '<div class="budget muted">Token budget: -</div>'
+    share = min(100.0, 100.0 * view.public_tokens / max(1, view.budget))
+    return (
+        f'<div class="budget"><div class="budget-label">Turn {view.turn} · public tokens '
+        f"<b>{view.public_tokens}</b> / {view.budget} · <b>{view.tokens_left}</b> left</div>"
+        f'<div class="budget-bar"><div class="budget-fill" style="width:{share:.1f}%"></div></div></div>'
+    )
+
+
+def plans_html(view: DebateView, *, audience: bool = False) -> str:
+    if not view.plans:
+        return '<div class="muted">Plans appear here each turn.</div>'
+    cards = []
+    for agent in view.agents:
+        record = view.plans.get(agent)
+        if record is None:
+            continue
+        plan = record.plan
+        stale = " stale" if view.plans_turn >= 0 and record is not None and agent == view.floor_holder else ""
+        details = ""
+        if not audience:
+            details = (
+                f'<div class="thought">{escape(plan.thought)}</div><div class="purpose">{escape(plan.purpose)}</div>'
+            )
+        invalid = f'<div class="invalid">invalid plan: {escape(record.error or "")}</div>' if not record.valid else ""
+        cards.append(
+            f'<div class="plan{stale}" style="border-top-color:{view.colour(agent)}">'
+            f'{_name(view, agent)} <span class="action {plan.action.value}">{plan.action.value}</span> '
+            f'<span class="urgency">urgency {plan.urgency}</span> '
+            f'<span class="answer">answer {escape(plan.answer or "-")}</span>{details}{invalid}</div>'
+        )
+    return f'<div class="plans">{"".join(cards)}</div>'
+
+
+def result_html(view: DebateView) -> str:
+    ended = view.ended
+    if ended is None:
+        return ""
+    verdict = ""
+    if ended.correct is not None:
+        verdict = '<span class="ok">✓ correct</span>' if ended.correct else '<span class="bad">✗ incorrect</span>'
+    votes = ", ".join(f"{escape(v.answer)}: {v.count}" for v in ended.votes) or "none"
+    tie = f" (tie among {escape(', '.join(ended.tie))}, broken by the seeded random choice)" if ended.tie else ""
+    error = f'<div class="bad">Error: {escape(ended.error)}</div>' if ended.error else ""
+    stats = ended.stats
+    return (
+        f'<div class="result"><div class="final">Final answer: <b>{escape(ended.final_answer or "-")}</b> '
+        f"{verdict}</div><div>Votes: {votes}{tie}</div>"
+        f"<div>Ended by <b>{escape(ended.reason.value)}</b> at turn {ended.turn}, "
+        f"{ended.public_tokens}/{view.budget} public tokens.</div>{error}"
+        f'<div class="muted">{stats.utterances} utterances · {stats.interruptions} interruptions · '
+        f"{stats.silent_turns} silent turns · {stats.invalid_plans} invalid plans · "
+        f"{stats.model_calls} model calls · {stats.wall_time_s:.1f} s</div></div>"
+    )

@@ -1,0 +1,205 @@
+"""The set-up form: question, agents, rules, model, seat and pacing; and the config it builds.
+
+What it does: ``build_setup()`` lays out the form and returns its components;
+``config_from_form(...)`` turns the form's values into a validated
+``DebateConfig`` or raises ``FormError`` with a message for the person; sample
+questions come from ``assets/sample_questions.json``.
+
+What it does not do: start debates (``live_panel`` does).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+from pydantic import ValidationError
+
+from debate_core.backends.demo import DEMO_AGENTS, DEMO_QUESTION
+from debate_core.config import AgentSpec, DebateConfig, Question, SeatKind
+from ui.session import EMBEDDED, SCRIPTED
+
+SAMPLES = Path(__file__).resolve().parent.parent / "assets" / "sample_questions.json"
+NO_HUMAN = "nobody (all agents are models)"
+MAX_AGENTS = 6
+
+
+class FormError(ValueError):
+    """The form describes a debate that cannot run; the message is for the person."""
+
+
+@dataclass
+class SetupForm:
+    question: Any
+    options: Any
+    answer: Any
+    sample: Any
+    agents: Any
+    personas: Any
+    human: Any
+    condition: Any
+    budget: Any
+    backend: Any
+    model: Any
+    temperature: Any
+    seed: Any
+    utterance_tokens: Any
+    layout: Any
+    pace: Any
+    human_pacing: Any
+    human_seconds: Any
+
+    def inputs(self) -> list[Any]:
+        return [getattr(self, name) for name in self.__dataclass_fields__ if name != "sample"]
+
+
+def load_samples() -> list[dict[str, Any]]:
+    return list(json.loads(SAMPLES.read_text(encoding="utf-8")))
+
+
+def build_setup() -> SetupForm:
+    with gr.Row():
+        with gr.Column(scale=3):
+            question = gr.Textbox(label="Question", value=DEMO_QUESTION.text, lines=2, max_length=4000)
+            options = gr.Textbox(
+                label="Options, one per line (labelled A, B, C, …; leave empty for a free-form question)",
+                value="\n".join(DEMO_QUESTION.options),
+                lines=4,
+            )
+            with gr.Row():
+                answer = gr.Textbox(label="Correct answer (a label such as B; optional)", value="B", max_length=200)
+                sample = gr.Button("Sample MMLU-style question", elem_id="sample-question")
+        with gr.Column(scale=2):
+            agents = gr.Textbox(label="Agents (2-6 names, comma-separated)", value="Alex, Chris, Jenny")
+            personas = gr.Textbox(
+                label="Personas, one per line as Name: persona (optional)",
+                lines=3,
+                value="\n".join(f"{a.name}: {a.persona}" for a in DEMO_AGENTS),
+            )
+            human = gr.Dropdown(
+                label="Take a seat yourself",
+                choices=[NO_HUMAN, "Alex", "Chris", "Jenny"],
+                value=NO_HUMAN,
+                elem_id="human-seat",
+            )
+    with gr.Row():
+        condition = gr.Radio(["interruptible", "dynamic", "fixed"], value="interruptible", label="Condition")
+        budget = gr.Slider(20, 2000, value=300, step=10, label="Public token budget", elem_id="budget-setting")
+        backend = gr.Dropdown(
+            [EMBEDDED, SCRIPTED, "a model id or path"],
+            value=EMBEDDED,
+            label="Model",
+            elem_id="backend-choice",
+            info="The embedded model is tiny (a demo that runs on any CPU); the scripted demo needs no model at all.",
+        )
+        model = gr.Textbox(
+            label="Model id or local path (for the last choice)",
+            placeholder="meta-llama/Llama-3.1-8B-Instruct",
+        )
+    with gr.Accordion("More settings", open=False):
+        with gr.Row():
+            temperature = gr.Slider(0, 1.5, value=0.3, step=0.05, label="Temperature")
+            seed = gr.Number(value=1, precision=0, label="Seed")
+            utterance_tokens = gr.Slider(
+                16, 1024, value=80, step=8, label="Max new tokens per utterance", elem_id="utterance-tokens"
+            )
+            layout = gr.Radio(
+                ["paper", "cached"],
+                value="cached",
+                label="Prompt layout",
+                info="paper: Algorithm 1 as printed; cached: append-only, reuses the model's cache",
+            )
+        with gr.Row():
+            pace = gr.Slider(0, 5, value=0.6, step=0.1, label="Seconds per sentence (pace)", elem_id="pace")
+            human_pacing = gr.Radio(
+                ["wait for me", "advance on a timer"], value="wait for me", label="When you hold a seat"
+            )
+            human_seconds = gr.Slider(3, 120, value=20, step=1, label="Timer: seconds per turn for you")
+    form = SetupForm(
+        question,
+        options,
+        answer,
+        sample,
+        agents,
+        personas,
+        human,
+        condition,
+        budget,
+        backend,
+        model,
+        temperature,
+        seed,
+        utterance_tokens,
+        layout,
+        pace,
+        human_pacing,
+        human_seconds,
+    )
+    sample.click(_sample, outputs=[question, options, answer])
+    agents.change(_human_choices, inputs=[agents, human], outputs=human)
+    return form
+
+
+def _sample() -> tuple[str, str, str]:
+    item = random.choice(load_samples())
+    return item["question"], "\n".join(item["options"]), item["answer"]
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in (text or "").split(",") if name.strip()]
+
+
+def _human_choices(agents: str, current: str) -> Any:
+    names = _names(agents)
+    return gr.update(choices=[NO_HUMAN, *names], value=current if current in names else NO_HUMAN)
+
+
+def config_from_form(
+    question: str,
+    options: str,
+    answer: str,
+    agents: str,
+    personas: str,
+    human: str,
+    condition: str,
+    budget: float,
+    temperature: float,
+    seed: float,
+    utterance_tokens: float,
+    layout: str,
+) -> DebateConfig:
+    names = _names(agents)
+    if not 2 <= len(names) <= MAX_AGENTS:
+        raise FormError(f"name between 2 and {MAX_AGENTS} agents (got {len(names)})")
+    persona_of: dict[str, str] = {}
+    for line in (personas or "").splitlines():
+        if not line.strip():
+            continue
+        name, sep, text = line.partition(":")
+        if not sep or name.strip() not in names:
+            raise FormError(f"persona line {line.strip()[:40]!r} must start with one of the agents' names and a colon")
+        persona_of[name.strip()] = text.strip()
+    seat = {name: SeatKind.HUMAN if name == human else SeatKind.MODEL for name in names}
+    try:
+        return DebateConfig(
+            question=Question(
+                text=question,
+                options=tuple(line for line in (options or "").splitlines() if line.strip()),
+                answer=(answer or "").strip() or None,
+            ),
+            agents=tuple(AgentSpec(name=n, persona=persona_of.get(n, ""), seat=seat[n]) for n in names),
+            condition=condition,
+            token_budget=int(budget),
+            temperature=float(temperature),
+            seed=int(seed or 0),
+            utterance_max_new_tokens=int(utterance_tokens),
+            prompt_layout=layout,
+        )
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise FormError(f"{where}: {first['msg']}".removeprefix(": ")) from None
