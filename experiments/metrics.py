@@ -1,0 +1,186 @@
+"""The evaluation's numbers, computed from a debate's events (Sections IV-D and VI).
+
+What it does:
+
+* ``wilson`` gives a 95% confidence interval for an accuracy, and
+  ``Accuracy`` carries it with its n;
+* ``intermediate_answers`` lists every agent's answer at each turn's plans,
+  against the public tokens used (the trajectories of Figures 1-8);
+* ``effects`` finds the interruption and completion events of a debate and
+  classifies each as improved / worsened / unchanged exactly as Section VI-B
+  defines them:
+
+  - an **interruption** is an ``Interrupted`` event; its speaker is the
+    interrupter; answers *before* are those of the plans that chose the
+    interrupter (just before the speaker change); answers *after* are those
+    of the plans made when the interrupter's own utterance ended (completed,
+    cut off in turn, or cut by the end of the debate);
+  - a **completion** is an utterance disclosed to its end
+    (``UtteranceCompleted``); *before* is the plans that gave its speaker the
+    floor, *after* the plans made once its last unit was public;
+  - events where all agents were correct, or all incorrect, just before are
+    **excluded**;
+  - **improved**: the speaker was correct before and at least one listener
+    went from incorrect to correct; **worsened**: the speaker was incorrect
+    before and at least one listener went from correct to incorrect;
+    otherwise **unchanged**;
+
+* ``token_bin`` puts an event's public-token count into 50-token bins (Fig. 9).
+
+What it does not do: read the store or draw figures.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from debate_core.events import (
+    DebateEnded,
+    Event,
+    Interrupted,
+    PlansMade,
+    SpeakerSelected,
+    UtteranceCompleted,
+    UtteranceGenerated,
+)
+
+BIN_WIDTH = 50
+Z_95 = 1.959963984540054
+
+
+def wilson(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (0, 0 when n is 0)."""
+    if n == 0:
+        return 0.0, 0.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    correct: int
+    n: int
+
+    @property
+    def value(self) -> float:
+        return self.correct / self.n if self.n else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.correct, self.n)
+
+    def __str__(self) -> str:
+        low, high = self.interval
+        return f"{100 * self.value:.1f}% (n={self.n}, 95% CI {100 * low:.1f}-{100 * high:.1f})"
+
+
+def intermediate_answers(events: Sequence[Event]) -> list[tuple[int, int, dict[str, str | None]]]:
+    """``(turn, public_tokens, {agent: answer})`` at every turn's plans."""
+    return [
+        (e.turn, e.public_tokens, {a.agent: a.answer for a in e.answers}) for e in events if isinstance(e, PlansMade)
+    ]
+
+
+class Kind(StrEnum):
+    INTERRUPTION = "interruption"
+    COMPLETION = "completion"
+
+
+class Outcome(StrEnum):
+    IMPROVED = "improved"
+    WORSENED = "worsened"
+    UNCHANGED = "unchanged"
+    EXCLUDED = "excluded"
+
+
+@dataclass(frozen=True)
+class Effect:
+    kind: Kind
+    speaker: str
+    turn: int
+    public_tokens: int
+    before: dict[str, str | None]
+    after: dict[str, str | None]
+    speaker_correct: bool
+    outcome: Outcome
+
+
+def classify(
+    speaker: str, before: dict[str, str | None], after: dict[str, str | None], correct: str
+) -> tuple[bool, Outcome]:
+    right_before = {agent: answer == correct for agent, answer in before.items()}
+    speaker_correct = right_before[speaker]
+    if all(right_before.values()) or not any(right_before.values()):
+        return speaker_correct, Outcome.EXCLUDED
+    listeners = [agent for agent in before if agent != speaker]
+    if speaker_correct and any(not right_before[a] and after.get(a) == correct for a in listeners):
+        return True, Outcome.IMPROVED
+    if not speaker_correct and any(right_before[a] and after.get(a) != correct for a in listeners):
+        return False, Outcome.WORSENED
+    return speaker_correct, Outcome.UNCHANGED
+
+
+def effects(events: Sequence[Event], correct: str) -> list[Effect]:
+    """Every interruption and completion of a debate, classified (Section VI-B)."""
+    plans_at: dict[int, dict[str, str | None]] = {}
+    selected_at: dict[int, int] = {}  # utterance id -> turn it was granted the floor
+    speaker_of: dict[int, str] = {}
+    ended_at: dict[int, int] = {}  # utterance id -> turn its speaking ended
+    interruptions: list[Interrupted] = []
+    completions: list[UtteranceCompleted] = []
+    pending_selection: int | None = None
+    last_turn = 0
+    for event in events:
+        last_turn = event.turn
+        if isinstance(event, PlansMade):
+            plans_at[event.turn] = {a.agent: a.answer for a in event.answers}
+        elif isinstance(event, SpeakerSelected):
+            pending_selection = event.turn
+        elif isinstance(event, UtteranceGenerated):
+            speaker_of[event.utterance_id] = event.speaker
+            selected_at[event.utterance_id] = pending_selection if pending_selection is not None else event.turn
+        elif isinstance(event, Interrupted):
+            interruptions.append(event)
+            ended_at[event.utterance_id] = event.turn
+        elif isinstance(event, UtteranceCompleted):
+            completions.append(event)
+            ended_at[event.utterance_id] = event.turn
+        elif isinstance(event, DebateEnded):
+            for utterance_id in speaker_of:
+                ended_at.setdefault(utterance_id, event.turn)
+    found: list[Effect] = []
+    for cut in interruptions:
+        own = next(
+            (uid for uid, turn in selected_at.items() if speaker_of[uid] == cut.interrupter and turn == cut.turn), None
+        )
+        if own is None or cut.turn not in plans_at:
+            continue
+        after_turn = ended_at.get(own, last_turn)
+        before, after = plans_at[cut.turn], plans_at.get(after_turn, plans_at[max(plans_at)])
+        speaker_correct, outcome = classify(cut.interrupter, before, after, correct)
+        found.append(
+            Effect(
+                Kind.INTERRUPTION, cut.interrupter, cut.turn, cut.public_tokens, before, after, speaker_correct, outcome
+            )
+        )
+    for done in completions:
+        start = selected_at.get(done.utterance_id)
+        if start is None or start not in plans_at or done.turn not in plans_at:
+            continue
+        before, after = plans_at[start], plans_at[done.turn]
+        speaker_correct, outcome = classify(done.speaker, before, after, correct)
+        found.append(
+            Effect(Kind.COMPLETION, done.speaker, start, done.public_tokens, before, after, speaker_correct, outcome)
+        )
+    return sorted(found, key=lambda effect: (effect.turn, effect.kind.value))
+
+
+def token_bin(public_tokens: int, width: int = BIN_WIDTH) -> tuple[int, int]:
+    """The bin ``[low, high]`` of a token count: 0-49, 50-99, ..."""
+    low = (public_tokens // width) * width
+    return low, low + width - 1
