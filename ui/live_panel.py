@@ -109,55 +109,26 @@ def build_live(form: SetupForm, store: Any) -> None:
     )
 
     def on_start(current: LiveSession | None, *values: Any) -> tuple[Any, str]:
-        (
-            question_text,
-            options,
-            answer,
-            agents,
-            personas,
-            human,
-            condition,
-            budget_value,
-            backend_choice,
-            model,
-            temperature,
-            seed,
-            utterance_tokens,
-            layout,
-            pace_s,
-            human_pacing,
-            human_seconds,
-        ) = values
+        fields = dict(zip(form.names(), values, strict=True))
         if current is not None and not current.done:
             current.stop()
         try:
-            config = config_from_form(
-                question_text,
-                options,
-                answer,
-                agents,
-                personas,
-                human,
-                condition,
-                budget_value,
-                temperature,
-                seed,
-                utterance_tokens,
-                layout,
-            )
+            config = config_from_form(fields)
         except FormError as error:
             return current, f"**Cannot start:** {error}"
+        backend_choice, model, human = fields["backend"], fields["model"], fields["human"]
         if backend_choice not in (SCRIPTED, EMBEDDED) and not (model or "").strip():
             return current, "**Cannot start:** type a model id or a local path, or choose another model."
         seat = None if human == NO_HUMAN else human
-        timeout = float(human_seconds) if seat and human_pacing == "advance on a timer" else None
+        timed = seat and fields["human_pacing"] == "advance on a timer"
+        timeout = float(fields["human_seconds"]) if timed else None
         live = LiveSession(
             config,
             backend_for(backend_choice, config, model or ""),
             store=store,
             human=seat,
             human_timeout_s=timeout,
-            pace_s=float(pace_s),
+            pace_s=float(fields["pace"]),
         ).start()
         return live, f"Started debate `{live.debate_id[:8]}`."
 

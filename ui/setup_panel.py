@@ -53,8 +53,12 @@ class SetupForm:
     human_pacing: Any
     human_seconds: Any
 
+    def names(self) -> list[str]:
+        """The fields whose values ``config_from_form`` and the live panel read."""
+        return [name for name in self.__dataclass_fields__ if name != "sample"]
+
     def inputs(self) -> list[Any]:
-        return [getattr(self, name) for name in self.__dataclass_fields__ if name != "sample"]
+        return [getattr(self, name) for name in self.names()]
 
 
 def load_samples() -> list[dict[str, Any]]:
@@ -158,20 +162,10 @@ def _human_choices(agents: str, current: str) -> Any:
     return gr.update(choices=[NO_HUMAN, *names], value=current if current in names else NO_HUMAN)
 
 
-def config_from_form(
-    question: str,
-    options: str,
-    answer: str,
-    agents: str,
-    personas: str,
-    human: str,
-    condition: str,
-    budget: float,
-    temperature: float,
-    seed: float,
-    utterance_tokens: float,
-    layout: str,
-) -> DebateConfig:
+def config_from_form(fields: dict[str, Any]) -> DebateConfig:
+    """A validated config from the form's values, keyed by ``SetupForm`` field names."""
+    agents, personas, human = fields["agents"], fields["personas"], fields["human"]
+    options = fields["options"]
     names = _names(agents)
     if not 2 <= len(names) <= MAX_AGENTS:
         raise FormError(f"name between 2 and {MAX_AGENTS} agents (got {len(names)})")
@@ -187,17 +181,17 @@ def config_from_form(
     try:
         return DebateConfig(
             question=Question(
-                text=question,
+                text=fields["question"],
                 options=tuple(line for line in (options or "").splitlines() if line.strip()),
-                answer=(answer or "").strip() or None,
+                answer=(fields["answer"] or "").strip() or None,
             ),
             agents=tuple(AgentSpec(name=n, persona=persona_of.get(n, ""), seat=seat[n]) for n in names),
-            condition=condition,
-            token_budget=int(budget),
-            temperature=float(temperature),
-            seed=int(seed or 0),
-            utterance_max_new_tokens=int(utterance_tokens),
-            prompt_layout=layout,
+            condition=fields["condition"],
+            token_budget=int(fields["budget"]),
+            temperature=float(fields["temperature"]),
+            seed=int(fields["seed"] or 0),
+            utterance_max_new_tokens=int(fields["utterance_tokens"]),
+            prompt_layout=fields["layout"],
         )
     except ValidationError as error:
         first = error.errors()[0]
