@@ -13,7 +13,7 @@ PIP    := $(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAI
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run cli demo test lint bench clean
+.PHONY: run cli demo study test lint bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,15 @@ cli: $(VENV)/.app-installed
 demo: $(VENV)/.app-installed
 	$(PY) -m debate_core run --backend scripted $(ARGS)
 
+# The small study of docs/studies/smollm2-mmlu-5q: 5 MMLU questions x 2 settings x 3 conditions on the
+# embedded model (about an hour on 2 CPU cores; rerun to resume), then its report.
+STUDY_ID   ?= smollm2-mmlu-5q
+STUDY_ARGS ?= --questions 5 --budget 150 --layout cached --max-new-tokens 256 --utterance-max-new-tokens 60 --concurrency 4
+
+study: $(VENV)/.app-installed
+	$(PY) -m experiments run --experiment $(STUDY_ID) $(STUDY_ARGS) $(ARGS)
+	$(PY) -m experiments report $(STUDY_ID) --out docs/studies/$(STUDY_ID) --plotlyjs cdn
+
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -57,6 +66,7 @@ bench: $(VENV)/.app-installed
 	$(PY) bench/engine.py
 	$(PY) bench/backend.py
 	$(PY) bench/storage.py
+	$(PY) bench/experiments.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

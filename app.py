@@ -1,4 +1,4 @@
-"""The web app: watch debates live, take a seat and interrupt, replay stored debates.
+"""The web app: watch debates live, take a seat and interrupt, replay stored debates, analyse studies.
 
 Run ``python app.py`` (``make run`` does, after installing) and open the
 address it prints. Every debate is recorded in the store (``--db``, default:
@@ -19,6 +19,7 @@ from typing import Any
 import gradio as gr
 
 from storage import Store
+from ui.analysis_panel import build_analysis
 from ui.live_panel import build_live
 from ui.replay_panel import build_replay
 from ui.setup_panel import build_setup
@@ -39,6 +40,10 @@ def build_app(store: Store) -> gr.Blocks:
             build_live(form, store)
         with gr.Tab("Replay", elem_id="tab-replay"):
             build_replay(store)
+        with gr.Tab("Analysis", elem_id="tab-analysis") as analysis:
+            list_experiments, experiment_choice = build_analysis(store)
+        analysis.select(list_experiments, outputs=experiment_choice)
+        app.load(list_experiments, outputs=experiment_choice)
     return app
 
 

@@ -1,8 +1,11 @@
-"""Reproducing the paper's evaluation (Sections IV-VI): MMLU data, conditioned
-initial states, and the event-level metrics.
+"""Reproducing the paper's evaluation (Sections IV-VI): run a study, write its report.
 
-This package sits beside ``debate_core`` and ``storage`` (it reads debates from
-the store), so the engine stays a pure library. Present so far: ``mmlu``
-(the data), ``pool`` (conditioned initial states) and ``metrics`` (accuracy
-with confidence intervals, interruption and completion effects, token bins).
+This package sits beside ``debate_core`` and ``storage`` (it records debates
+in the store and reads them back), so the engine stays a pure library:
+``mmlu`` (the data), ``pool`` and ``pool_generation`` (conditioned initial
+states), ``spec`` (what defines a study), ``runner`` (resumable, concurrent
+runs with cross-debate batching through ``coalescing``), ``metrics`` and
+``analysis`` (the numbers), ``figures``, ``images`` and ``report`` (the
+output), ``scripted`` (a model-free stand-in) and ``cli``
+(``python -m experiments run | report | list``).
 """

@@ -11,7 +11,10 @@ What it does: declares the tables a researcher can query with plain SQL:
 * ``initial_answers``, ``plans``, ``utterances``, ``disclosures``: the same
   information flattened into analysis-friendly rows (one plan per agent per
   turn, one row per utterance with its sentences and discarded sentences, one
-  row per disclosed unit).
+  row per disclosed unit);
+* ``experiments``, ``experiment_runs``, ``pool_answers``: the experiment
+  harness's specifications, its cell-to-debate map and the generated pool of
+  initial answers (see ``storage.experiments``).
 
 What it does not do: create tables (the Alembic migrations in
 ``storage/migrations`` do, and must change together with this file).
@@ -161,3 +164,53 @@ class DisclosureRow(Base):
     tokens: Mapped[int] = mapped_column(Integer)
     public_tokens: Mapped[int] = mapped_column(Integer)
     interrupting: Mapped[str | None] = mapped_column(String(64))
+
+
+class ExperimentRow(Base):
+    """One study run by the experiment harness: its id and full specification."""
+
+    __tablename__ = "experiments"
+
+    id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    model_id: Mapped[str] = mapped_column(String(256))
+    pool_key: Mapped[str] = mapped_column(String(512))
+    spec: Mapped[dict[str, Any]] = mapped_column(JSON)
+    notes: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class ExperimentRunRow(Base):
+    """Which debate realises one (question, setting, condition) cell of an experiment."""
+
+    __tablename__ = "experiment_runs"
+
+    experiment_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("experiments.id", ondelete="CASCADE"), primary_key=True
+    )
+    question_key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    setting: Mapped[str] = mapped_column(String(64), primary_key=True)
+    condition: Mapped[str] = mapped_column(String(32), primary_key=True)
+    debate_id: Mapped[str] = mapped_column(String(64), index=True)
+    subject: Mapped[str] = mapped_column(String(128))
+
+
+class PoolAnswerRow(Base):
+    """One generated initial answer of the conditioned-initial-state pool (Section IV-B).
+
+    ``pool_key`` names how it was generated (model, temperature, seed, prompt),
+    so experiments with the same key share, and never regenerate, the pool.
+    """
+
+    __tablename__ = "pool_answers"
+
+    pool_key: Mapped[str] = mapped_column(String(512), primary_key=True)
+    question_key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    sample: Mapped[int] = mapped_column(Integer, primary_key=True)
+    answer: Mapped[str | None] = mapped_column(String(256))
+    reason: Mapped[str] = mapped_column(Text)
+    valid: Mapped[bool] = mapped_column(Boolean)
+    error: Mapped[str | None] = mapped_column(Text)
+    raw: Mapped[str | None] = mapped_column(Text)
+    completion_tokens: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

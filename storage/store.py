@@ -9,7 +9,8 @@ recording process has died as ``incomplete``. Then:
   status, outcome (correct or not), experiment;
 * ``debate(id)``: one summary; ``events(id)``: the debate's events as the very
   objects the engine emitted, so live view and replay share one code path;
-* ``export_json`` / ``import_json`` / ``export_csv``: see ``transfer``.
+* ``export_json`` / ``import_json`` / ``export_csv``: see ``transfer``;
+* ``experiments``: the experiment harness's tables (see ``experiments``).
 
 What it does not do: render anything, or run debates.
 """
@@ -28,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from debate_core.events import Event, event_from_dict
 from storage.db import database_url, migrate, open_engine, writer
+from storage.experiments import ExperimentTables
 from storage.models import DebateRow, EventRow
 from storage.recorder import Recorder
 
@@ -102,6 +104,11 @@ class Store:
         migrate(self.engine)
         if recover:
             self.recover()
+
+    @property
+    def experiments(self) -> ExperimentTables:
+        """The experiment harness's tables (specifications, cells, answer pool)."""
+        return ExperimentTables(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -43,11 +43,22 @@ def test_importing_the_package_loads_no_heavy_library():
 
 
 def test_modules_stay_small_and_say_what_they_do():
-    for path in [*PACKAGE.rglob("*.py"), *(ROOT / "storage").rglob("*.py"), *(ROOT / "ui").rglob("*.py")]:
+    folders = [PACKAGE, ROOT / "storage", ROOT / "ui", ROOT / "experiments"]
+    for path in (p for folder in folders for p in folder.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         assert len(text.splitlines()) <= 450, f"{path.name} is past ~400 lines: split it"
         docstring = ast.get_docstring(ast.parse(text))
         assert docstring, f"{path.name} has no module docstring"
+
+
+def test_the_experiment_harness_loads_no_model_library_until_it_runs_one():
+    code = (
+        "import sys, experiments.cli, experiments.report, experiments.runner, ui.analysis_panel;"
+        "heavy = [m for m in ('spacy', 'torch', 'transformers', 'kaleido') if m in sys.modules];"
+        "print(','.join(heavy))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert result.stdout.strip() == ""
 
 
 def test_storage_plugs_into_the_engine_cli_only_through_an_entry_point():

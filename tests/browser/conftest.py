@@ -41,13 +41,17 @@ def free_port() -> int:
 
 @pytest.fixture(scope="session")
 def app_db(tmp_path_factory) -> Path:
-    """The app's database, with one finished scripted debate in it for the replay tests."""
+    """The app's database: a small scripted study (Analysis tab), then one finished demo debate (Replay)."""
     from debate_core import Debate
     from debate_core.backends.demo import demo_backend, demo_config
+    from experiments.runner import StudyRunner
     from storage import Store
+    from tests.experiments.test_runner import backend_for, questions, spec
 
     path = tmp_path_factory.mktemp("app") / "debates.sqlite3"
     store = Store(path)
+    toy = questions(6)
+    StudyRunner(spec(experiment_id="browser-study", questions=2), store, backend_for(toy), questions=toy).run()
     config = demo_config(seed=1, token_budget=200)
     for _ in store.record(Debate(config, demo_backend(config)).events()):
         pass

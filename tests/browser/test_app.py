@@ -131,6 +131,23 @@ def test_replay_opens_a_stored_debate_and_plays_it_back(page):
     wait_for(lambda: ".json" in page.locator("#replay-files").inner_text(), 20, "the JSON download")
 
 
+def test_the_analysis_tab_shows_a_studys_tables_and_figures(page):
+    page.get_by_role("tab", name="Analysis").click()
+    wait_for(lambda: "browser-study" in page.locator("#analysis-choice input").input_value(), 20, "the experiment")
+    page.click("#analysis-show")
+    wait_for(lambda: "Tables V and VI" in page.locator("#analysis-summary").inner_text(), 30, "the tables")
+    summary = page.locator("#analysis-summary").inner_text()
+    assert "Fixed order" in summary and "95% CI" in summary and "scripted-study" in summary
+    wait_for(lambda: page.locator(".js-plotly-plot").count() >= 11, 30, "the figures")
+    assert page.get_by_text("Figure 9.", exact=False).count() >= 1
+    table = page.locator("#analysis-debates")
+    wait_for(lambda: table.inner_text().count("Proposed (interruptible)") == 2 * 2, 20, "the debate list")
+    assert table.inner_text().count("Fixed order") == 2 * 2  # two questions x two settings
+    screenshot(page, "analysis")
+    page.click("#analysis-download")
+    wait_for(lambda: ".zip" in page.locator("#analysis-files").inner_text(), 60, "the report download")
+
+
 def test_a_short_debate_on_the_embedded_model(page):
     choose(page, "backend-choice", "embedded SmolLM2-135M (CPU)")
     set_number(page, "budget-setting", 30)

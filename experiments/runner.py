@@ -1,0 +1,371 @@
+"""Running a study: pool, then questions x settings x conditions, resumable, several at once.
+
+What it does: ``StudyRunner(spec, store, backend).run()``
+
+1. registers the experiment in the store (a rerun with the same id must give
+   the same specification, or it stops with the fields that differ);
+2. walks a seeded sample of MMLU questions and, for each, loads its stored
+   pool answers or generates them with the model (``pool_generation``), until
+   ``spec.questions`` usable questions are found (``pool.usable``) or the
+   candidate limit is reached; the acceptance rate is recorded on the
+   experiment;
+3. builds one debate per (question, setting, condition), every condition of a
+   question starting from the same assigned initial answers (``pool.assign``),
+   with a deterministic debate id: a debate already ``finished`` in the store
+   is skipped, any other earlier attempt is deleted and run again;
+4. runs them ``concurrency`` at a time in threads sharing one
+   ``CoalescingBackend``, so their model calls go out as one batch per step,
+   and records every event in the store under the experiment id.
+
+A model error ends only its debate (recorded as ``failed``; a rerun retries
+it). ``stop()`` (Ctrl-C in the CLI) ends the running debates at their next
+turn boundary; they are recorded as ``aborted`` and rerun next time.
+
+What it does not do: draw progress itself (it calls a ``Progress`` sink) or
+compute any result (``analysis`` does).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from debate_core.backends.base import Backend
+from debate_core.config import Condition
+from debate_core.engine import Debate
+from debate_core.errors import BackendError
+from debate_core.log import logger
+from experiments.coalescing import CoalescingBackend
+from experiments.mmlu import MmluQuestion, load_mmlu, sample
+from experiments.pool import Sampled, Setting, assign, usable
+from experiments.pool_generation import generate_samples, to_sampled
+from experiments.spec import StudySpec, question_key
+from storage import Store
+from storage.experiments import RunRecord
+
+
+class ExperimentError(RuntimeError):
+    """A study cannot run as asked (a changed specification, no usable question, ...)."""
+
+
+class Progress(Protocol):
+    """Where the runner reports progress (a terminal bar, a log, nothing)."""
+
+    def phase(self, name: str, total: int, done: int = 0) -> None: ...
+
+    def advance(self, name: str, note: str = "") -> None: ...
+
+
+class SilentProgress:
+    def phase(self, name: str, total: int, done: int = 0) -> None:
+        pass
+
+    def advance(self, name: str, note: str = "") -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Job:
+    question: MmluQuestion
+    key: str
+    setting: Setting
+    condition: Condition
+    debate_id: str
+    samples: tuple[Sampled, ...]
+
+
+@dataclass
+class PoolStats:
+    examined: int = 0
+    usable: int = 0
+    generated: int = 0
+    invalid_outputs: int = 0
+    outputs: int = 0
+    usable_keys: list[str] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        return self.usable / self.examined if self.examined else 0.0
+
+
+@dataclass
+class RunSummary:
+    experiment_id: str
+    pool: PoolStats
+    debates: int = 0
+    skipped: int = 0
+    finished: int = 0
+    failed: int = 0
+    aborted: int = 0
+    wall_s: float = 0.0
+    batch_sizes: list[int] = field(default_factory=list)
+
+    @property
+    def debates_per_hour(self) -> float:
+        ran = self.finished + self.failed
+        return 3600.0 * ran / self.wall_s if self.wall_s > 0 and ran else 0.0
+
+
+def candidate_questions(spec: StudySpec, questions: Sequence[MmluQuestion] | None = None) -> list[MmluQuestion]:
+    """The seeded sample of questions a study tries, in order (``questions``: instead of MMLU)."""
+    pool = list(questions) if questions is not None else load_mmlu(spec.data_path)
+    if spec.subjects:
+        wanted = {s.strip().lower() for s in spec.subjects}
+        pool = [q for q in pool if q.subject.lower() in wanted]
+        if not pool:
+            raise ExperimentError(f"no question in subjects {sorted(wanted)}")
+    return sample(pool, min(spec.candidate_limit, len(pool)), seed=spec.seed)
+
+
+class StudyRunner:
+    """Runs (or resumes) one study against one store and one backend."""
+
+    def __init__(
+        self,
+        spec: StudySpec,
+        store: Store,
+        backend: Backend,
+        *,
+        concurrency: int = 1,
+        progress: Progress | None = None,
+        questions: Sequence[MmluQuestion] | None = None,
+        window_s: float = 0.05,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        self.spec = spec
+        self.store = store
+        self.backend = backend
+        self.concurrency = concurrency
+        self.progress = progress or SilentProgress()
+        self._questions = questions
+        self._candidates: list[MmluQuestion] | None = None
+        self._window_s = window_s
+        self._stop = threading.Event()
+        self._running: dict[str, Debate] = {}
+        self._lock = threading.Lock()
+
+    def stop(self) -> None:
+        """End every running debate at its next turn boundary; start no new one."""
+        self._stop.set()
+        with self._lock:
+            for debate in self._running.values():
+                debate.stop()
+
+    # -- the whole study -------------------------------------------------------
+    def run(self) -> RunSummary:
+        self._register()
+        pool = self._build_pool()
+        summary = RunSummary(self.spec.experiment_id, pool)
+        if self._stop.is_set():
+            return summary
+        jobs = self._jobs(pool)
+        summary.debates = len(jobs)
+        todo = [job for job in jobs if not self._finished(job)]
+        summary.skipped = len(jobs) - len(todo)
+        self.progress.phase("debates", len(jobs), summary.skipped)
+        started = time.perf_counter()
+        self._run_jobs(todo, summary)
+        summary.wall_s = time.perf_counter() - started
+        self.store.experiments.update_notes(
+            self.spec.experiment_id,
+            last_run={
+                "debates": summary.debates,
+                "skipped": summary.skipped,
+                "finished": summary.finished,
+                "failed": summary.failed,
+                "aborted": summary.aborted,
+                "wall_s": round(summary.wall_s, 1),
+                "concurrency": self.concurrency,
+                "debates_per_hour": round(summary.debates_per_hour, 2),
+            },
+        )
+        return summary
+
+    def _register(self) -> None:
+        tables = self.store.experiments
+        record = tables.get(self.spec.experiment_id)
+        if record is None:
+            tables.create(
+                self.spec.experiment_id,
+                model_id=self.backend.model_id,
+                pool_key=self.spec.pool_key(self.backend.model_id),
+                spec=self.spec.model_dump(mode="json"),
+            )
+            return
+        stored = StudySpec.model_validate(record.spec)
+        changed = stored.differences(self.spec)
+        if changed:
+            raise ExperimentError(
+                f"experiment {self.spec.experiment_id!r} was created with a different specification; "
+                "rerun it with the same options or choose a new id. Changed: " + "; ".join(changed)
+            )
+        if record.model_id != self.backend.model_id:
+            raise ExperimentError(
+                f"experiment {self.spec.experiment_id!r} ran on {record.model_id!r}, not {self.backend.model_id!r}"
+            )
+
+    # -- the pool --------------------------------------------------------------
+    def candidates(self) -> list[MmluQuestion]:
+        if self._candidates is None:
+            self._candidates = candidate_questions(self.spec, self._questions)
+        return self._candidates
+
+    def _build_pool(self) -> PoolStats:
+        spec, tables = self.spec, self.store.experiments
+        pool_key = spec.pool_key(self.backend.model_id)
+        candidates = self.candidates()
+        stored = tables.pool(pool_key)
+        stats = PoolStats()
+        self.progress.phase("pool", spec.questions)
+        step = max(1, self.concurrency)
+        position = 0
+        while position < len(candidates) and stats.usable < spec.questions and not self._stop.is_set():
+            group = candidates[position : position + step]
+            position += len(group)
+            missing = [q for q in group if question_key(q) not in stored]
+            if missing:
+                made = generate_samples(
+                    self.backend,
+                    missing,
+                    samples=spec.pool_samples,
+                    temperature=spec.sampling_temperature,
+                    max_new_tokens=spec.pool_max_new_tokens,
+                    seed=spec.seed,
+                )
+                for question, answers in zip(missing, made, strict=True):
+                    tables.add_pool(pool_key, question_key(question), answers)
+                    stored[question_key(question)] = answers
+                    stats.generated += 1
+            for question in group:
+                if stats.usable >= spec.questions:
+                    break
+                answers = stored[question_key(question)][: spec.pool_samples]
+                stats.examined += 1
+                stats.outputs += len(answers)
+                stats.invalid_outputs += sum(not a.valid for a in answers)
+                if usable(to_sampled(answers), question.answer, spec.pool_threshold):
+                    stats.usable += 1
+                    stats.usable_keys.append(question_key(question))
+                    self.progress.advance("pool", f"{stats.usable} usable of {stats.examined}")
+        tables.update_notes(
+            spec.experiment_id,
+            pool={
+                "examined": stats.examined,
+                "usable": stats.usable,
+                "rate": round(stats.rate, 4),
+                "outputs": stats.outputs,
+                "invalid_outputs": stats.invalid_outputs,
+                "threshold": spec.pool_threshold,
+                "samples": spec.pool_samples,
+                "temperature": spec.sampling_temperature,
+                "candidate_limit": spec.candidate_limit,
+                "usable_keys": stats.usable_keys,
+            },
+        )
+        logger.info("pool: %d usable of %d examined (%.0f%%)", stats.usable, stats.examined, 100 * stats.rate)
+        if stats.usable == 0 and not self._stop.is_set():
+            raise ExperimentError(
+                f"none of {stats.examined} sampled questions had at least {spec.pool_threshold} correct and "
+                f"{spec.pool_threshold} incorrect answers among {spec.pool_samples} samples; a weak model may need "
+                "--pool-threshold 1, a higher --pool-temperature, or more --max-candidates"
+            )
+        return stats
+
+    # -- the debates -----------------------------------------------------------
+    def _jobs(self, pool: PoolStats) -> list[Job]:
+        by_key = {question_key(q): q for q in self.candidates()}
+        stored = self.store.experiments.pool(self.spec.pool_key(self.backend.model_id), pool.usable_keys)
+        jobs = []
+        for key in pool.usable_keys:
+            samples = tuple(to_sampled(stored[key][: self.spec.pool_samples]))
+            for setting in self.spec.settings:
+                for condition in self.spec.conditions:
+                    jobs.append(
+                        Job(by_key[key], key, setting, condition, self.spec.debate_id(key, setting, condition), samples)
+                    )
+        return jobs
+
+    def _finished(self, job: Job) -> bool:
+        try:
+            summary = self.store.debate(job.debate_id)
+        except KeyError:
+            return False
+        if summary.status == "finished":
+            return True
+        self.store.delete(job.debate_id)  # an earlier attempt that did not finish: run it again
+        return False
+
+    def _run_jobs(self, jobs: list[Job], summary: RunSummary) -> None:
+        if not jobs:
+            return
+        workers = min(self.concurrency, len(jobs))
+        shared: Backend = self.backend
+        coalescing: CoalescingBackend | None = None
+        if workers > 1:
+            coalescing = CoalescingBackend(self.backend, parties=workers, window_s=self._window_s)
+            shared = coalescing
+        queue = list(reversed(jobs))
+        failures: list[BaseException] = []
+
+        def worker() -> None:
+            try:
+                while not self._stop.is_set():
+                    with self._lock:
+                        if not queue:
+                            return
+                        job = queue.pop()
+                    outcome = self._run_one(job, shared)
+                    with self._lock:
+                        setattr(summary, outcome, getattr(summary, outcome) + 1)
+                    self.progress.advance("debates", f"{summary.failed} failed" if summary.failed else "")
+            except BaseException as error:  # a programming error: stop everything and re-raise below
+                failures.append(error)
+                self.stop()
+            finally:
+                if coalescing is not None:
+                    coalescing.leave()
+
+        threads = [threading.Thread(target=worker, name=f"study-{i}", daemon=True) for i in range(workers)]
+        for thread in threads:
+            thread.start()
+        try:
+            for thread in threads:
+                while thread.is_alive():
+                    thread.join(timeout=0.5)
+        except KeyboardInterrupt:
+            self.stop()
+            for thread in threads:
+                thread.join()
+            raise
+        if coalescing is not None:
+            summary.batch_sizes = list(coalescing.batch_sizes)
+        if failures:
+            raise failures[0]
+
+    def _run_one(self, job: Job, backend: Backend) -> str:
+        spec = self.spec
+        initial = assign(job.samples, job.question.answer, job.setting)
+        config = spec.debate_config(job.question, job.condition, initial)
+        debate = Debate(config, backend, debate_id=job.debate_id)
+        self.store.experiments.add_run(
+            RunRecord(
+                spec.experiment_id, job.key, job.setting.value, job.condition.value, job.debate_id, job.question.subject
+            )
+        )
+        with self._lock:
+            self._running[job.debate_id] = debate
+        try:
+            for _ in self.store.record(debate.events(), experiment_id=spec.experiment_id):
+                pass
+        except BackendError as error:
+            logger.warning("debate %s failed: %s", job.debate_id, error)
+            return "failed"
+        finally:
+            with self._lock:
+                self._running.pop(job.debate_id, None)
+        status = self.store.debate(job.debate_id).status
+        return {"finished": "finished", "failed": "failed"}.get(status, "aborted")

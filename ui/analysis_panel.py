@@ -1,0 +1,98 @@
+"""The Analysis tab: an experiment's tables and figures, as the report has them.
+
+What it does: lists the experiments in the store, and for the one chosen
+shows the report's text (what was run, Tables V-X, Figure 9's bins, counts
+and costs, definitions), the same plotly figures the report writes (Figures
+1-9 and final accuracy), the list of its debates (ids to open in the Replay
+tab), and offers the full report folder (markdown, HTML and PNG figures,
+CSVs) as a zip download.
+
+What it does not do: run studies (``python -m experiments run`` does) or
+compute anything itself (``experiments.analysis`` and ``experiments.figures``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from experiments.analysis import DEFAULT_STEP, load_study
+from experiments.figures import CONDITION_NAMES, SETTING_NAMES, study_figures
+from experiments.report import markdown, write_report
+
+MAX_FIGURES = 12
+EMPTY = "No experiment yet. Run one with `python -m experiments run --experiment ID` (see docs/experiments.md)."
+
+
+def build_analysis(store: Any) -> tuple[Callable[[], Any], gr.Dropdown]:
+    """The tab's components; returns the list refresher and the dropdown it fills (for tab select)."""
+    with gr.Row():
+        chosen = gr.Dropdown([], label="Experiment", scale=3, elem_id="analysis-choice", allow_custom_value=True)
+        step = gr.Slider(5, 100, value=DEFAULT_STEP, step=5, label="Trajectory grid (tokens)", scale=2)
+        refresh = gr.Button("Refresh list", scale=1, elem_id="analysis-refresh")
+        show = gr.Button("Show", variant="primary", scale=1, elem_id="analysis-show")
+    summary = gr.Markdown(EMPTY, elem_id="analysis-summary")
+    plots = []
+    for row in range(0, MAX_FIGURES, 2):
+        with gr.Row():
+            plots += [gr.Plot(visible=False, elem_id=f"analysis-figure-{i}") for i in (row, row + 1)]
+    debates = gr.Dataframe(
+        headers=["debate id", "question", "subject", "setting", "condition", "final", "correct"],
+        interactive=False,
+        elem_id="analysis-debates",
+        wrap=True,
+        label="Debates (open one in the Replay tab by its id)",
+    )
+    with gr.Row():
+        download = gr.Button("Download the report (zip)", elem_id="analysis-download")
+        files = gr.File(label="Report", interactive=False, elem_id="analysis-files")
+
+    def listing() -> Any:
+        records = store.experiments.all()
+        choices = [(f"{r.id} · {r.model_id[:40]}", r.id) for r in records]
+        return gr.update(choices=choices, value=choices[0][1] if choices else None)
+
+    def display(experiment_id: str | None, grid: float) -> list[Any]:
+        hidden = [gr.update(visible=False, value=None)] * MAX_FIGURES
+        if not experiment_id:
+            return [EMPTY, *hidden, []]
+        try:
+            data = load_study(store, experiment_id)
+        except KeyError as error:
+            return [f"**{error.args[0]}**", *hidden, []]
+        figures = study_figures(data, int(grid))[:MAX_FIGURES]
+        text = markdown(data, [], set(), [], int(grid))
+        shown = [gr.update(visible=True, value=f.figure) for f in figures]
+        rows = [
+            [
+                d.run.debate_id,
+                d.started.config.question.text[:100],
+                d.run.subject,
+                SETTING_NAMES[d.setting],
+                CONDITION_NAMES[d.condition],
+                d.ended.final_answer or "-",
+                "yes" if d.ended.correct else "no",
+            ]
+            for d in data.debates
+        ]
+        return [text, *shown, *hidden[len(shown) :], rows]
+
+    def report_zip(experiment_id: str | None, grid: float) -> str | None:
+        if not experiment_id:
+            return None
+        folder = Path(tempfile.mkdtemp(prefix="debate-report-"))
+        write_report(store, experiment_id, folder / experiment_id, png=True, step=int(grid))
+        return shutil.make_archive(str(folder / f"report-{experiment_id}"), "zip", folder, experiment_id)
+
+    outputs = [summary, *plots, debates]
+    refresh.click(listing, outputs=chosen)
+    show.click(display, inputs=[chosen, step], outputs=outputs)
+    chosen.input(display, inputs=[chosen, step], outputs=outputs)
+    step.release(display, inputs=[chosen, step], outputs=outputs)
+    download.click(report_zip, inputs=[chosen, step], outputs=files)
+    return listing, chosen
