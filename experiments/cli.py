@@ -117,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--quantization", choices=["8bit", "4bit"])
     model.add_argument("--concurrency", type=int, default=4, help="debates at once, their calls batched (default 4)")
     model.add_argument("--no-progress", action="store_true", help="no progress bars (logs only)")
+    model.add_argument("--pool-only", action="store_true", help="make the pool, report its acceptance rate, stop")
 
     report = commands.add_parser("report", help="write an experiment's tables and figures")
     report.add_argument("experiment", metavar="ID")
@@ -180,9 +181,9 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
     try:
         if progress is not None:
             with progress:
-                summary = runner.run()
+                summary = runner.run(pool_only=args.pool_only)
         else:
-            summary = runner.run()
+            summary = runner.run(pool_only=args.pool_only)
     except KeyboardInterrupt:
         console.print("[yellow]stopped: running debates were recorded as aborted; rerun the same command to resume")
         return 130
@@ -193,6 +194,8 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
         f"pool: {pool.usable} usable of {pool.examined} questions examined ({100 * pool.rate:.0f}%), "
         f"{pool.generated} generated now, {pool.invalid_outputs} of {pool.outputs} outputs unusable"
     )
+    if args.pool_only:
+        return 0
     console.print(
         f"debates: {summary.debates} in the study, {summary.skipped} already finished, "
         f"{summary.finished} finished now, "

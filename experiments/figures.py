@@ -82,6 +82,7 @@ def _line_with_band(fig: go.Figure, x: Sequence[int], values: Sequence[Accuracy]
             y=highs + list(reversed(lows)),
             fill="toself",
             fillcolor=_rgba(colour, 0.12),
+            mode="lines",
             line={"width": 0},
             hoverinfo="skip",
             showlegend=False,
@@ -163,7 +164,7 @@ def study_figures(data: StudyData, step: int = DEFAULT_STEP) -> list[NamedFigure
 
 def _bins_figure(data: StudyData, setting: Setting, label: str) -> NamedFigure:
     bins = interruption_bins(data, setting)
-    names = [f"{b.low}-{b.high}" for b in bins]
+    names = [f"{b.low}-{b.high}<br>n={b.improve.n} / {b.worsen.n}" for b in bins]
     fig = go.Figure()
     for attribute, name, colour in (
         ("improve", "improve success rate", "#2ca02c"),
@@ -176,8 +177,8 @@ def _bins_figure(data: StudyData, setting: Setting, label: str) -> NamedFigure:
                 y=[v.value if v.n else None for v in values],
                 name=name,
                 marker_color=colour,
-                text=[f"n={v.n}" for v in values],
-                textposition="outside",
+                customdata=[[v.correct, v.n] for v in values],
+                hovertemplate="%{y:.1%} (%{customdata[0]}/%{customdata[1]})<extra>" + name + "</extra>",
                 error_y={
                     "type": "data",
                     "symmetric": False,
@@ -190,7 +191,9 @@ def _bins_figure(data: StudyData, setting: Setting, label: str) -> NamedFigure:
     fig.update_layout(barmode="group")
     stem = "fig9_bins" if setting is Setting.TWO_INCORRECT else "fig9b_bins"
     return NamedFigure(
-        f"{stem}_{setting.value}", title, _layout(fig, title, "public tokens at the interruption", "rate")
+        f"{stem}_{setting.value}",
+        title,
+        _layout(fig, title, "public tokens at the interruption (n: correct / incorrect interrupters)", "rate"),
     )
 
 
@@ -204,8 +207,9 @@ def _final_figure(data: StudyData) -> NamedFigure:
                 y=[v.value for v in values],
                 name=CONDITION_NAMES[condition],
                 marker_color=COLOURS[condition],
-                text=[f"{100 * v.value:.0f}% (n={v.n})" for v in values],
-                textposition="outside",
+                text=[f"{100 * v.value:.0f}%<br>n={v.n}" for v in values],
+                textposition="inside",
+                insidetextanchor="start",
                 error_y={
                     "type": "data",
                     "symmetric": False,

@@ -96,7 +96,7 @@ def write_report(
 def markdown(data: StudyData, figures: list[NamedFigure], pngs: set[str], warnings: list[str], step: int) -> str:
     spec, notes = data.spec, data.record.notes
     pool = notes.get("pool", {})
-    last = notes.get("last_run", {})
+    runs = [r for r in notes.get("runs") or [notes.get("last_run") or {}] if r.get("finished") or r.get("failed")]
     questions = sorted({d.run.question_key for d in data.debates})
     subjects = sorted({d.run.subject for d in data.debates})
     parts = [
@@ -123,10 +123,14 @@ def markdown(data: StudyData, figures: list[NamedFigure], pngs: set[str], warnin
         + f"; settings: {', '.join(SETTING_NAMES[s] for s in spec.settings)}; conditions: "
         + ", ".join(CONDITION_NAMES[c] for c in spec.conditions),
     ]
-    if last:
+    if runs:
+        ran = sum(r.get("finished", 0) + r.get("failed", 0) for r in runs)
+        wall = sum(float(r.get("wall_s", 0)) for r in runs)
+        levels = sorted({str(r.get("concurrency", "?")) for r in runs})
+        rate = f"{3600 * ran / wall:.1f} debates/hour" if wall else "-"
         parts.append(
-            f"- **Last run**: {last.get('finished', 0)} debates in {last.get('wall_s', 0)} s at concurrency "
-            f"{last.get('concurrency', '?')} ({last.get('debates_per_hour', 0)} debates/hour)"
+            f"- **Runs**: {len(runs)}, {ran} debates in {wall:,.0f} s of debating at concurrency "
+            f"{', '.join(levels)} ({rate}); pool generation {float(pool.get('wall_s', 0)):,.0f} s"
         )
     parts += ["", "Every accuracy and rate is shown with its n and a Wilson 95% confidence interval."]
     if len(questions) < 30:

@@ -156,11 +156,12 @@ class StudyRunner:
                 debate.stop()
 
     # -- the whole study -------------------------------------------------------
-    def run(self) -> RunSummary:
+    def run(self, *, pool_only: bool = False) -> RunSummary:
+        """Run what is left of the study (``pool_only``: stop once the pool is made)."""
         self._register()
         pool = self._build_pool()
         summary = RunSummary(self.spec.experiment_id, pool)
-        if self._stop.is_set():
+        if self._stop.is_set() or pool_only:
             return summary
         jobs = self._jobs(pool)
         summary.debates = len(jobs)
@@ -170,19 +171,21 @@ class StudyRunner:
         started = time.perf_counter()
         self._run_jobs(todo, summary)
         summary.wall_s = time.perf_counter() - started
-        self.store.experiments.update_notes(
-            self.spec.experiment_id,
-            last_run={
-                "debates": summary.debates,
-                "skipped": summary.skipped,
-                "finished": summary.finished,
-                "failed": summary.failed,
-                "aborted": summary.aborted,
-                "wall_s": round(summary.wall_s, 1),
-                "concurrency": self.concurrency,
-                "debates_per_hour": round(summary.debates_per_hour, 2),
-            },
-        )
+        this_run = {
+            "debates": summary.debates,
+            "skipped": summary.skipped,
+            "finished": summary.finished,
+            "failed": summary.failed,
+            "aborted": summary.aborted,
+            "wall_s": round(summary.wall_s, 1),
+            "concurrency": self.concurrency,
+            "debates_per_hour": round(summary.debates_per_hour, 2),
+        }
+        record = self.store.experiments.get(self.spec.experiment_id)
+        runs = list(record.notes.get("runs", [])) if record else []
+        if todo:  # a rerun with nothing left to do is not a run
+            runs.append(this_run)
+        self.store.experiments.update_notes(self.spec.experiment_id, last_run=this_run, runs=runs)
         return summary
 
     def _register(self) -> None:
@@ -220,6 +223,9 @@ class StudyRunner:
         candidates = self.candidates()
         stored = tables.pool(pool_key)
         stats = PoolStats()
+        record = tables.get(spec.experiment_id)
+        previous_s = float(record.notes.get("pool", {}).get("wall_s", 0.0)) if record else 0.0  # generation time
+        started = time.perf_counter()
         self.progress.phase("pool", spec.questions)
         step = max(1, self.concurrency)
         position = 0
@@ -264,6 +270,7 @@ class StudyRunner:
                 "temperature": spec.sampling_temperature,
                 "candidate_limit": spec.candidate_limit,
                 "usable_keys": stats.usable_keys,
+                "wall_s": round(previous_s + (time.perf_counter() - started if stats.generated else 0.0), 1),
             },
         )
         logger.info("pool: %d usable of %d examined (%.0f%%)", stats.usable, stats.examined, 100 * stats.rate)
@@ -296,6 +303,11 @@ class StudyRunner:
             return False
         if summary.status == "finished":
             return True
+        if summary.status == "running":  # Store() already marked the dead ones incomplete
+            raise ExperimentError(
+                f"debate {job.debate_id} of experiment {self.spec.experiment_id!r} is being recorded by another "
+                "process: is this experiment already running?"
+            )
         self.store.delete(job.debate_id)  # an earlier attempt that did not finish: run it again
         return False
 

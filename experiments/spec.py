@@ -71,8 +71,8 @@ class StudySpec(BaseModel):
     @classmethod
     def _plain_id(cls, value: str) -> str:
         value = value.strip()
-        if not value or any(not (ch.isalnum() or ch in "-_.") for ch in value):
-            raise ValueError(f"experiment id {value!r} may only contain letters, digits and -_.")
+        if not value or not value[0].isalnum() or any(not (ch.isalnum() or ch in "-_.") for ch in value):
+            raise ValueError(f"experiment id {value!r}: letters, digits and -_. only, starting with a letter or digit")
         return value
 
     @field_validator("settings", "conditions")

@@ -85,6 +85,9 @@ def build_analysis(store: Any) -> tuple[Callable[[], Any], gr.Dropdown]:
     def report_zip(experiment_id: str | None, grid: float) -> str | None:
         if not experiment_id:
             return None
+        if store.experiments.get(experiment_id) is None:
+            gr.Warning(f"no experiment {experiment_id!r} in the store")
+            return None
         folder = Path(tempfile.mkdtemp(prefix="debate-report-"))
         write_report(store, experiment_id, folder / experiment_id, png=True, step=int(grid))
         return shutil.make_archive(str(folder / f"report-{experiment_id}"), "zip", folder, experiment_id)

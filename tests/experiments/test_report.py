@@ -97,6 +97,8 @@ def test_the_command_line_runs_a_study_and_reports_it(tmp_path: Path, capsys: py
             row.update({f"answer_{x}": f"option {x}" for x in "abcd"})
             handle.write(json.dumps(row) + "\n")
     common = ["--db", db, "--backend", "scripted", "--data", str(data), "--questions", "2", "--budget", "60"]
+    assert main(["run", "--experiment", "cli", *common, "--no-progress", "--pool-only"]) == 0
+    assert "2 usable of 2 questions examined" in capsys.readouterr().out.replace("\n", " ")
     assert main(["run", "--experiment", "cli", *common, "--no-progress", "--concurrency", "2"]) == 0
     assert "12 finished now" in capsys.readouterr().out.replace("\n", " ")
     assert main(["run", "--experiment", "cli", *common, "--no-progress"]) == 0
@@ -104,7 +106,8 @@ def test_the_command_line_runs_a_study_and_reports_it(tmp_path: Path, capsys: py
     assert main(["run", "--experiment", "cli", *common[:-1], "90", "--no-progress"]) == 2
     assert "token_budget: 60 -> 90" in capsys.readouterr().out.replace("\n", " ")
     assert main(["report", "cli", "--db", db, "--out", str(tmp_path / "rep"), "--no-png"]) == 0
-    assert (tmp_path / "rep" / "report.md").exists()
+    report = (tmp_path / "rep" / "report.md").read_text()
+    assert "**Runs**: 1, 12 debates in" in report  # the rerun that had nothing left to do is not counted
     assert main(["report", "missing", "--db", db]) == 2
     assert main(["list", "--db", db]) == 0
     assert "cli" in capsys.readouterr().out

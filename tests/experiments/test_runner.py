@@ -170,3 +170,20 @@ def test_stop_ends_running_debates_and_a_rerun_completes_them(store: Store) -> N
     summary = StudyRunner(spec(), store, backend_for(qs), questions=qs).run()
     assert summary.finished + summary.skipped == 12
     assert all(d.status == "finished" for d in store.list_debates(experiment_id="toy", limit=100))
+
+
+@pytest.mark.parametrize("bad", ["..", "../x", "a/b", "", "x y", ".hidden"])
+def test_an_experiment_id_cannot_name_a_path(bad: str) -> None:
+    with pytest.raises(ValueError, match=r"experiment id|at least 1 character"):
+        spec(experiment_id=bad)
+
+
+def test_a_debate_still_recorded_by_a_live_process_is_not_touched(store: Store) -> None:
+    qs = questions()
+    StudyRunner(spec(), store, backend_for(qs), questions=qs).run()
+    busy = store.experiments.runs("toy")[0].debate_id
+    with store.engine.begin() as connection:  # as if this very process were still recording it
+        connection.exec_driver_sql("UPDATE debates SET status='running' WHERE id=?", (busy,))
+    with pytest.raises(ExperimentError, match="already running"):
+        StudyRunner(spec(), store, backend_for(qs), questions=qs).run()
+    assert store.debate(busy).status == "running"
