@@ -2,7 +2,9 @@
 
 What it does: for each question the model answers five times (answer +
 reason, chain of thought); ``usable`` keeps a question only if both correct
-and incorrect answers appear at least ``threshold`` times (the paper: 2 of 5).
+and incorrect answers appear at least ``threshold`` times (the paper: 2 of 5); ``realisable`` checks
+that there are enough of each for the settings asked for (a threshold below 2
+is only enough for one setting).
 ``assign`` picks three stored (answer, reason) pairs for the three agents so
 that the debate starts in one of the two settings, with the correct agents as
 in the paper: Jenny alone is correct in *two incorrect, one correct*; Chris and
@@ -46,6 +48,15 @@ def usable(samples: Sequence[Sampled], correct: str, threshold: int = DEFAULT_TH
     right = sum(s.answer == correct for s in samples)
     wrong = sum(s.answer is not None and s.answer != correct for s in samples)
     return right >= threshold and wrong >= threshold
+
+
+def realisable(samples: Sequence[Sampled], correct: str, settings: Sequence[Setting], agents: int = 3) -> bool:
+    """Whether the samples hold enough correct and incorrect answers for every setting asked for."""
+    right = sum(s.answer == correct for s in samples)
+    wrong = sum(s.answer is not None and s.answer != correct for s in samples)
+    return all(
+        right >= len(CORRECT_AGENTS[setting]) and wrong >= agents - len(CORRECT_AGENTS[setting]) for setting in settings
+    )
 
 
 def assign(

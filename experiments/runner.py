@@ -40,7 +40,7 @@ from debate_core.errors import BackendError
 from debate_core.log import logger
 from experiments.coalescing import CoalescingBackend
 from experiments.mmlu import MmluQuestion, load_mmlu, sample
-from experiments.pool import Sampled, Setting, assign, usable
+from experiments.pool import Sampled, Setting, assign, realisable, usable
 from experiments.pool_generation import generate_samples, to_sampled
 from experiments.spec import StudySpec, question_key
 from storage import Store
@@ -253,7 +253,10 @@ class StudyRunner:
                 stats.examined += 1
                 stats.outputs += len(answers)
                 stats.invalid_outputs += sum(not a.valid for a in answers)
-                if usable(to_sampled(answers), question.answer, spec.pool_threshold):
+                sampled = to_sampled(answers)
+                if usable(sampled, question.answer, spec.pool_threshold) and realisable(
+                    sampled, question.answer, spec.settings
+                ):
                     stats.usable += 1
                     stats.usable_keys.append(question_key(question))
                     self.progress.advance("pool", f"{stats.usable} usable of {stats.examined}")
@@ -277,8 +280,9 @@ class StudyRunner:
         if stats.usable == 0 and not self._stop.is_set():
             raise ExperimentError(
                 f"none of {stats.examined} sampled questions had at least {spec.pool_threshold} correct and "
-                f"{spec.pool_threshold} incorrect answers among {spec.pool_samples} samples; a weak model may need "
-                "--pool-threshold 1, a higher --pool-temperature, or more --max-candidates"
+                f"{spec.pool_threshold} incorrect answers (and enough of each for the settings) among "
+                f"{spec.pool_samples} samples; a weak model may need a higher --pool-temperature, more "
+                "--max-candidates, or, with a single setting, --pool-threshold 1"
             )
         return stats
 

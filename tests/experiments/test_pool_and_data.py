@@ -75,3 +75,13 @@ def test_the_packaged_mmlu_has_57_subjects_and_14042_questions():
     assert len({q.subject for q in questions}) == 57
     first = sample(questions, 5, seed=7)
     assert first == sample(questions, 5, seed=7) and first != sample(questions, 5, seed=8)
+
+
+def test_realisable_needs_two_of_a_side_for_the_setting_that_has_two():
+    from experiments.pool import realisable
+
+    one_right = [S("B", ""), S("A", ""), S("C", ""), S("A", ""), S("D", "")]
+    assert realisable(one_right, "B", [Setting.TWO_INCORRECT])
+    assert not realisable(one_right, "B", [Setting.ONE_INCORRECT])
+    assert not realisable(one_right, "B", [Setting.TWO_INCORRECT, Setting.ONE_INCORRECT])
+    assert realisable([S("B", ""), S("B", ""), S("A", ""), S("C", "")], "B", list(Setting))

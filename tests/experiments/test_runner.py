@@ -187,3 +187,25 @@ def test_a_debate_still_recorded_by_a_live_process_is_not_touched(store: Store) 
     with pytest.raises(ExperimentError, match="already running"):
         StudyRunner(spec(), store, backend_for(qs), questions=qs).run()
     assert store.debate(busy).status == "running"
+
+
+def test_a_low_threshold_keeps_only_questions_that_can_realise_the_settings(store: Store) -> None:
+    qs = questions(4)
+    script = StudyScript({q.text: q.answer for q in qs})
+    calls = {"n": 0}
+
+    def one_right(request):  # of five samples, only the first is correct
+        if request.kind.value != "initial_answer":
+            return script(request)
+        calls["n"] += 1
+        correct = next(q.answer for q in qs if q.text in request.messages[-1].content)
+        answer = correct if calls["n"] % 5 == 1 else next(x for x in "ABCD" if x != correct)
+        return f'{{"reason": "r", "answer": "{answer}"}}'
+
+    both = spec(questions=2, pool_threshold=1, conditions=(Condition.FIXED,))
+    with pytest.raises(ExperimentError, match="with a single setting, --pool-threshold 1"):
+        StudyRunner(both, store, ScriptedBackend(one_right, model_id="m"), questions=qs).run()
+    # one correct answer is enough for "two incorrect, one correct" on its own
+    single = spec(experiment_id="single", questions=2, pool_threshold=1, settings=(Setting.TWO_INCORRECT,))
+    summary = StudyRunner(single, store, ScriptedBackend(one_right, model_id="m"), questions=qs).run()
+    assert (summary.pool.usable, summary.finished) == (2, 2 * 3)
