@@ -9,9 +9,9 @@ its cells and every finished debate's events; then
   check that the settings were realised);
 * ``trajectories``: intermediate-answer accuracy against cumulative public
   tokens on a grid (default every 25 tokens), majority and per agent
-  (Figures 1-8). At each grid point a debate contributes the answers of its
-  last plans made at or below that token count (the initial answers before
-  its first plans, its last answers after it ended). The majority counts as
+  (Figures 1-8). The point 0 shows the initial answers; at each later grid
+  point a debate contributes the answers of its last plans made at or below
+  that token count (its last answers after it ended). The majority counts as
   correct only when the correct answer has strictly more votes than any
   other (a tie is not correct, as in the authors' analysis); a missing
   answer counts as incorrect, so n is the number of debates at every point;
@@ -133,16 +133,26 @@ def initial_accuracy(data: StudyData, setting: Setting, condition: Condition) ->
 
 # -- trajectories ----------------------------------------------------------------
 def answers_on_grid(events: Sequence[Event], grid: Sequence[int]) -> list[dict[str, str | None]]:
-    """Every agent's answer in effect at each token count of ``grid`` (carried forward)."""
+    """Every agent's answer in effect at each token count of ``grid`` (carried forward).
+
+    The point 0 shows the initial answers (the conditioned state, as in the
+    authors' analysis); any later point the answers of the last plans made at
+    or below it, so plans made before anything was said count from the first
+    point after 0.
+    """
+    initial: dict[str, str | None] = {}
     steps: list[tuple[int, dict[str, str | None]]] = []
     for event in events:
         if isinstance(event, InitialAnswersGiven):
-            steps.append((0, {a.agent: a.answer for a in event.answers}))
+            initial = {a.agent: a.answer for a in event.answers}
         elif isinstance(event, PlansMade | DebateEnded):
             steps.append((event.public_tokens, {a.agent: a.answer for a in event.answers}))
     out: list[dict[str, str | None]] = []
-    position, current = 0, (steps[0][1] if steps else {})
+    position, current = 0, initial
     for point in grid:
+        if point <= 0:
+            out.append(initial)
+            continue
         while position < len(steps) and steps[position][0] <= point:
             current = steps[position][1]
             position += 1

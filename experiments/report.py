@@ -253,9 +253,9 @@ def _nearest(grid: tuple[int, ...], mark: int) -> int:
 DEFINITIONS = """\
 - **Final accuracy**: the debate's final answer (majority of the last plans; a tie is broken by the
   debate's seeded random choice, recorded on the event) equals the correct option.
-- **Intermediate answers**: at every grid point (every 25 public tokens by default) each debate contributes the
-  answers of its last plans made at or below that count: the initial answers before the first plans, the last
-  answers after the debate ended. Majority accuracy counts a tie as incorrect; a missing answer is incorrect.
+- **Intermediate answers**: the point 0 shows the initial answers; at every later grid point (every 25 public
+  tokens by default) each debate contributes the answers of its last plans made at or below that count, and its
+  last answers after it ended. Majority accuracy counts a tie as incorrect; a missing answer is incorrect.
 - **Interruption**: a speaker change while the holder still had undisclosed sentences. *Before*: the plans that
   chose the interrupter; *after*: the plans made when the interrupter's own utterance ended.
 - **Completion**: an utterance disclosed to its end without interruption (in fixed and dynamic order, every

@@ -75,9 +75,11 @@ def test_answers_are_carried_forward_on_the_token_grid() -> None:
             answers=tuple(AgentAnswer(agent=a, answer="B") for a in ("Alex", "Chris", "Jenny")),
         ),
     ]
+    events.insert(2, plans(1, 0, {"Alex": "C", "Chris": "A", "Jenny": "B"}))  # changed in a silent turn
     grid = [0, 25, 30, 49, 50, 100]
     on_grid = answers_on_grid(events, grid)
-    assert [row["Alex"] for row in on_grid] == ["A", "A", "B", "B", "B", "B"]  # at 30 the new plan counts
+    # 0 is the initial state; a change before anything was said shows from the next point
+    assert [row["Alex"] for row in on_grid] == ["A", "C", "B", "B", "B", "B"]  # at 30 the new plan counts
     assert [row["Chris"] for row in on_grid] == ["A", "A", "A", "A", "B", "B"]  # after the end: carried
     assert grid_for(150, 25) == (0, 25, 50, 75, 100, 125, 150)
     assert grid_for(60, 25) == (0, 25, 50, 60)  # the budget itself is always a point
@@ -116,12 +118,10 @@ def test_a_study_is_read_back_with_every_cell(study) -> None:
 
 def test_trajectories_start_from_the_settings_and_count_every_debate(study) -> None:
     paths = trajectories(study, step=20)
-    for (setting, condition), path in paths.items():
+    for (setting, _), path in paths.items():
         assert path.grid[0] == 0 and path.grid[-1] == 80
         assert all(point.n == 4 for point in path.majority)
-        if condition is not Condition.FIXED:
-            continue  # silent turns at 0 tokens may already have moved answers
-        # at zero tokens, before anything is said, Jenny is right and Alex wrong in both settings
+        # at zero tokens, the conditioned state: Jenny right and Alex wrong in both settings
         assert path.agents["Jenny"][0].value == 1.0
         assert path.agents["Alex"][0].value == 0.0
         expected_chris = 1.0 if setting is Setting.ONE_INCORRECT else 0.0
