@@ -32,9 +32,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from debate_core.config import Condition
-from debate_core.events import DebateEnded, DebateStarted, Event, InitialAnswersGiven, PlansMade
-from experiments.metrics import BIN_WIDTH, Accuracy, Effect, Kind, Outcome, effects, token_bin
-from experiments.pool import AGENTS, CORRECT_AGENTS, Setting
+from debate_core.events import DebateEnded, DebateStarted, Event, InitialAnswersGiven
+from experiments.metrics import BIN_WIDTH, Accuracy, Effect, Kind, Outcome, effects, intermediate_answers, token_bin
+from experiments.pool import AGENTS, Setting
 from experiments.spec import StudySpec
 from storage import Store
 from storage.experiments import ExperimentRecord, RunRecord
@@ -61,10 +61,6 @@ class DebateResult:
         first = self.events[0]
         assert isinstance(first, DebateStarted)
         return first
-
-    @property
-    def budget(self) -> int:
-        return self.started.config.token_budget
 
 
 @dataclass(frozen=True)
@@ -140,13 +136,10 @@ def answers_on_grid(events: Sequence[Event], grid: Sequence[int]) -> list[dict[s
     or below it, so plans made before anything was said count from the first
     point after 0.
     """
-    initial: dict[str, str | None] = {}
-    steps: list[tuple[int, dict[str, str | None]]] = []
-    for event in events:
-        if isinstance(event, InitialAnswersGiven):
-            initial = {a.agent: a.answer for a in event.answers}
-        elif isinstance(event, PlansMade | DebateEnded):
-            steps.append((event.public_tokens, {a.agent: a.answer for a in event.answers}))
+    given = next((e for e in events if isinstance(e, InitialAnswersGiven)), None)
+    initial: dict[str, str | None] = {a.agent: a.answer for a in given.answers} if given else {}
+    steps = [(tokens, answers) for _, tokens, answers in intermediate_answers(events)]
+    steps += [(e.public_tokens, {a.agent: a.answer for a in e.answers}) for e in events if isinstance(e, DebateEnded)]
     out: list[dict[str, str | None]] = []
     position, current = 0, initial
     for point in grid:
@@ -297,7 +290,3 @@ def costs(debates: Sequence[DebateResult]) -> Costs:
         for name in COST_FIELDS:
             totals[name] += getattr(stats, name)
     return Costs(len(debates), totals, sum(d.ended.public_tokens for d in debates))
-
-
-def correct_agents(setting: Setting) -> tuple[str, ...]:
-    return CORRECT_AGENTS[setting]

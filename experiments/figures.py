@@ -26,6 +26,7 @@ from debate_core.config import Condition
 from experiments.analysis import (
     DEFAULT_STEP,
     StudyData,
+    Trajectory,
     final_accuracy,
     interruption_bins,
     trajectories,
@@ -120,8 +121,11 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str) -> go.Figure
     return fig
 
 
-def study_figures(data: StudyData, step: int = DEFAULT_STEP) -> list[NamedFigure]:
-    paths = trajectories(data, step)
+def study_figures(
+    data: StudyData, step: int = DEFAULT_STEP, paths: dict[tuple[Setting, Condition], Trajectory] | None = None
+) -> list[NamedFigure]:
+    """Every figure; ``paths``: the trajectories if already computed for ``step``."""
+    paths = paths if paths is not None else trajectories(data, step)
     n_questions = len({d.run.question_key for d in data.debates})
     found: list[NamedFigure] = []
     for setting in data.settings:

@@ -107,16 +107,22 @@ def _from_hub() -> list[MmluQuestion]:
     return parse_rows(rows)
 
 
+def in_subjects(questions: Sequence[MmluQuestion], subjects: Iterable[str] | None) -> list[MmluQuestion]:
+    """The questions of the given subjects (case-insensitive); all of them for None."""
+    if subjects is None:
+        return list(questions)
+    wanted = {s.strip().lower() for s in subjects}
+    chosen = [q for q in questions if q.subject.lower() in wanted]
+    if not chosen:
+        raise MmluError(f"no question in subjects {sorted(wanted)}")
+    return chosen
+
+
 def sample(
     questions: Sequence[MmluQuestion], n: int, *, seed: int = 0, subjects: Iterable[str] | None = None
 ) -> list[MmluQuestion]:
     """``n`` questions drawn without replacement by a seeded generator."""
-    pool = list(questions)
-    if subjects is not None:
-        wanted = {s.strip().lower() for s in subjects}
-        pool = [q for q in pool if q.subject.lower() in wanted]
-        if not pool:
-            raise MmluError(f"no question in subjects {sorted(wanted)}")
+    pool = in_subjects(questions, subjects)
     if n > len(pool):
         raise MmluError(f"asked for {n} questions, only {len(pool)} available")
     return random.Random(seed).sample(pool, n)

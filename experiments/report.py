@@ -26,6 +26,7 @@ from debate_core.config import Condition
 from experiments.analysis import (
     DEFAULT_STEP,
     StudyData,
+    Trajectory,
     costs,
     effect_table,
     final_accuracy,
@@ -76,7 +77,8 @@ def write_report(
     out = WrittenReport(Path(folder))
     figures_dir = out.folder / "figures"
     figures_dir.mkdir(parents=True, exist_ok=True)
-    figures = study_figures(data, step)
+    paths = trajectories(data, step)
+    figures = study_figures(data, step, paths)
     for named in figures:
         path = figures_dir / f"{named.stem}.html"
         named.figure.write_html(path, include_plotlyjs=plotlyjs if plotlyjs != "inline" else True, full_html=True)
@@ -88,12 +90,19 @@ def write_report(
             out.warnings.append(f"PNG figures were not written ({error}); the HTML figures are complete")
         else:
             pngs = {n.stem for n in figures}
-    _write_csvs(data, out.folder, step)
-    (out.folder / "report.md").write_text(markdown(data, figures, pngs, out.warnings, step), encoding="utf-8")
+    _write_csvs(data, out.folder, paths)
+    (out.folder / "report.md").write_text(markdown(data, figures, pngs, out.warnings, step, paths), encoding="utf-8")
     return out
 
 
-def markdown(data: StudyData, figures: list[NamedFigure], pngs: set[str], warnings: list[str], step: int) -> str:
+def markdown(
+    data: StudyData,
+    figures: list[NamedFigure],
+    pngs: set[str],
+    warnings: list[str],
+    step: int,
+    paths: dict[tuple[Setting, Condition], Trajectory] | None = None,
+) -> str:
     spec, notes = data.spec, data.record.notes
     pool = notes.get("pool", {})
     runs = [r for r in notes.get("runs") or [notes.get("last_run") or {}] if r.get("finished") or r.get("failed")]
@@ -150,7 +159,7 @@ def markdown(data: StudyData, figures: list[NamedFigure], pngs: set[str], warnin
     parts.append(_table(header, rows))
 
     parts += ["", "## Intermediate-answer accuracy (Figures 1-8)", ""]
-    paths = trajectories(data, step)
+    paths = paths if paths is not None else trajectories(data, step)
     marks = sorted({0, spec.token_budget // 4, spec.token_budget // 2, 3 * spec.token_budget // 4, spec.token_budget})
     for setting in data.settings:
         parts += [f"Majority-vote accuracy, {SETTING_NAMES[setting]}, at selected public-token counts:", ""]
@@ -281,7 +290,7 @@ def _write_csv(path: Path, rows: list[dict[str, object]]) -> None:
         out.writerows(rows)
 
 
-def _write_csvs(data: StudyData, folder: Path, step: int) -> None:
+def _write_csvs(data: StudyData, folder: Path, paths: dict[tuple[Setting, Condition], Trajectory]) -> None:
     debates: list[dict[str, object]] = []
     for d in data.debates:
         s = d.ended.stats
@@ -308,7 +317,7 @@ def _write_csvs(data: StudyData, folder: Path, step: int) -> None:
         )
     _write_csv(folder / "debates.csv", debates)
     points: list[dict[str, object]] = []
-    for (setting, condition), path in trajectories(data, step).items():
+    for (setting, condition), path in paths.items():
         for name, values in {"majority": path.majority, **path.agents}.items():
             for point, value in zip(path.grid, values, strict=True):
                 low, high = value.interval
@@ -345,4 +354,4 @@ def _write_csvs(data: StudyData, folder: Path, step: int) -> None:
     _write_csv(folder / "effects.csv", found)
 
 
-__all__ = ["Setting", "WrittenReport", "markdown", "pct", "write_report"]
+__all__ = ["WrittenReport", "markdown", "pct", "write_report"]

@@ -39,12 +39,12 @@ from debate_core.engine import Debate
 from debate_core.errors import BackendError
 from debate_core.log import logger
 from experiments.coalescing import CoalescingBackend
-from experiments.mmlu import MmluQuestion, load_mmlu, sample
+from experiments.mmlu import MmluQuestion, in_subjects, load_mmlu, sample
 from experiments.pool import Sampled, Setting, assign, realisable, usable
 from experiments.pool_generation import generate_samples, to_sampled
 from experiments.spec import StudySpec, question_key
 from storage import Store
-from storage.experiments import RunRecord
+from storage.experiments import PoolAnswer, RunRecord
 
 
 class ExperimentError(RuntimeError):
@@ -111,12 +111,7 @@ class RunSummary:
 
 def candidate_questions(spec: StudySpec, questions: Sequence[MmluQuestion] | None = None) -> list[MmluQuestion]:
     """The seeded sample of questions a study tries, in order (``questions``: instead of MMLU)."""
-    pool = list(questions) if questions is not None else load_mmlu(spec.data_path)
-    if spec.subjects:
-        wanted = {s.strip().lower() for s in spec.subjects}
-        pool = [q for q in pool if q.subject.lower() in wanted]
-        if not pool:
-            raise ExperimentError(f"no question in subjects {sorted(wanted)}")
+    pool = in_subjects(questions if questions is not None else load_mmlu(spec.data_path), spec.subjects or None)
     return sample(pool, min(spec.candidate_limit, len(pool)), seed=spec.seed)
 
 
@@ -143,6 +138,7 @@ class StudyRunner:
         self.progress = progress or SilentProgress()
         self._questions = questions
         self._candidates: list[MmluQuestion] | None = None
+        self._pool_answers: dict[str, list[PoolAnswer]] = {}
         self._window_s = window_s
         self._stop = threading.Event()
         self._running: dict[str, Debate] = {}
@@ -221,7 +217,7 @@ class StudyRunner:
         spec, tables = self.spec, self.store.experiments
         pool_key = spec.pool_key(self.backend.model_id)
         candidates = self.candidates()
-        stored = tables.pool(pool_key)
+        stored = self._pool_answers = tables.pool(pool_key)
         stats = PoolStats()
         record = tables.get(spec.experiment_id)
         previous_s = float(record.notes.get("pool", {}).get("wall_s", 0.0)) if record else 0.0  # generation time
@@ -289,7 +285,7 @@ class StudyRunner:
     # -- the debates -----------------------------------------------------------
     def _jobs(self, pool: PoolStats) -> list[Job]:
         by_key = {question_key(q): q for q in self.candidates()}
-        stored = self.store.experiments.pool(self.spec.pool_key(self.backend.model_id), pool.usable_keys)
+        stored = self._pool_answers
         jobs = []
         for key in pool.usable_keys:
             samples = tuple(to_sampled(stored[key][: self.spec.pool_samples]))

@@ -21,7 +21,7 @@ from typing import Any
 
 import gradio as gr
 
-from experiments.analysis import DEFAULT_STEP, load_study
+from experiments.analysis import DEFAULT_STEP, load_study, trajectories
 from experiments.figures import CONDITION_NAMES, SETTING_NAMES, study_figures
 from experiments.report import markdown, write_report
 
@@ -65,8 +65,9 @@ def build_analysis(store: Any) -> tuple[Callable[[], Any], gr.Dropdown]:
             data = load_study(store, experiment_id)
         except KeyError as error:
             return [f"**{error.args[0]}**", *hidden, []]
-        figures = study_figures(data, int(grid))[:MAX_FIGURES]
-        text = markdown(data, [], set(), [], int(grid))
+        paths = trajectories(data, int(grid))
+        figures = study_figures(data, int(grid), paths)[:MAX_FIGURES]
+        text = markdown(data, [], set(), [], int(grid), paths)
         shown = [gr.update(visible=True, value=f.figure) for f in figures]
         rows = [
             [
