@@ -13,6 +13,7 @@ file only assembles the panels in ``ui/`` and launches Gradio.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
@@ -52,16 +53,29 @@ def launch_options() -> dict[str, Any]:
     return {"theme": gr.themes.Soft(), "css_paths": [ASSETS / "style.css"]}
 
 
+def address(host: str | None, port: int | None) -> tuple[str, int]:
+    """The address to serve on: the flags, else Gradio's own variables, else 127.0.0.1:7860."""
+    host = host or os.environ.get("GRADIO_SERVER_NAME") or "127.0.0.1"
+    if port is None:
+        value = os.environ.get("GRADIO_SERVER_PORT", "7860")
+        try:
+            port = int(value)
+        except ValueError:
+            raise SystemExit(f"GRADIO_SERVER_PORT must be a port number, got {value!r}") from None
+    return host, port
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=TITLE)
     parser.add_argument("--db", help="SQLite file or SQLAlchemy URL (default: the data directory)")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=7860)
+    parser.add_argument("--host", help="default: $GRADIO_SERVER_NAME, else 127.0.0.1")
+    parser.add_argument("--port", type=int, help="default: $GRADIO_SERVER_PORT, else 7860")
     args = parser.parse_args(argv)
+    host, port = address(args.host, args.port)
     store = Store(args.db)
     app = build_app(store)
     app.queue(default_concurrency_limit=8).launch(
-        server_name=args.host, server_port=args.port, show_error=True, **launch_options()
+        server_name=host, server_port=port, show_error=True, **launch_options()
     )
 
 

@@ -13,7 +13,10 @@ Prints:
    the scripted demo debate rendered exactly as for the model and tokenized
    with the model's chat template; "with reuse" counts the tokens after the
    longest common token prefix with the agent's previous plan prompt, which is
-   what ``PrefixCache`` serves.
+   what ``PrefixCache`` serves;
+5. the cost of signals: decode throughput with and without per-token statistics
+   (same greedy tokens), and the latency of one attention query (a prefill-only
+   pass) on a prompt of about 600 tokens, for the first and the last layer.
 
     python bench/backend.py [--model ID_OR_PATH] [--device cpu|cuda] [--dtype float32]
 """
@@ -31,16 +34,16 @@ import time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from debate_core import AgentSpec, Debate, DebateConfig
-from debate_core.backends.base import GenerationRequest, Message, RequestKind, SamplingParams
-from debate_core.backends.demo import DEMO_QUESTION, demo_backend
-from debate_core.backends.prefix_cache import common_prefix_length
-from debate_core.backends.transformers_backend import TransformersBackend
+from debate_core.backends.base import AttentionQuery, GenerationRequest, Message, SamplingParams, Signals
+from debate_core.backends.hf import TransformersBackend
+from debate_core.backends.hf.prefix_cache import common_prefix_length
+from debate_core.protocols.kimura.demo import DEMO_QUESTION, demo_backend
 
 LOAD_SNIPPET = """
 import json, os, sys, time
 os.environ["HF_HUB_OFFLINE"] = "1"
 started = time.perf_counter()
-from debate_core.backends.transformers_backend import TransformersBackend
+from debate_core.backends.hf import TransformersBackend
 imported = time.perf_counter()
 backend = TransformersBackend({model!r}, device={device!r}, dtype={dtype!r})
 backend.loaded
@@ -74,7 +77,7 @@ def throughput(backend: TransformersBackend) -> None:
         GenerationRequest(
             (Message("user", f"Write a long, detailed essay about {topic}."),),
             SamplingParams(0.0, 64, 0),
-            RequestKind.UTTERANCE,
+            "utterance",
             f"agent{i}",
             1,
         )
@@ -84,6 +87,47 @@ def throughput(backend: TransformersBackend) -> None:
     for size in (1, 3):
         seconds, tokens = timed(backend, make[:size])
         print(f"  batch {size}: {tokens} tokens in {seconds:.2f} s = {tokens / seconds:.1f} tokens/s")
+
+
+def signal_costs(backend: TransformersBackend) -> None:
+    topics = ("the sea", "mountains", "the history of bread")
+
+    def essays(size: int, signals: Signals) -> list[GenerationRequest]:
+        return [
+            GenerationRequest(
+                (Message("user", f"Write a long, detailed essay about {topic}."),),
+                SamplingParams(0.0, 64, 0),
+                "utterance",
+                f"agent{i}",
+                1,
+                signals=signals,
+            )
+            for i, topic in enumerate(topics[:size])
+        ]
+
+    backend.generate(essays(1, Signals(token_stats=True)))  # warm up
+    for size in (1, 3):
+        rates = []
+        for signals in (Signals(), Signals(token_stats=True)):
+            best = min(timed(backend, essays(size, signals)) for _ in range(3))
+            rates.append(best[1] / best[0])
+        print(f"  batch {size}: {rates[0]:.1f} tokens/s plain, {rates[1]:.1f} tokens/s with token statistics")
+    sentence = "Alex argued that the pituitary gland sits in the cranial cavity, below the brain. "
+    text = f"Rules: [[C]] Answer with one letter and keep it short. [[/C]]\nHistory: <<R>> {sentence * 30}<</R>>"
+    for layer in (0, -1):
+        query = AttentionQuery(rows=("<<R>>", "<</R>>"), cols=("[[C]]", "[[/C]]"), layer=layer)
+        signals = Signals(attention=query)
+        request = GenerationRequest(
+            (Message("user", text),), SamplingParams(0.0, 1, 0), "attention", "A", 1, signals=signals
+        )
+        backend.generate([request])  # warm up
+        seconds = min(timed(backend, [request])[0] for _ in range(3))
+        completion = backend.generate([request])[0]
+        assert completion.attention is not None
+        print(
+            f"  attention query, layer {completion.attention.layer}: {seconds * 1000:.0f} ms "
+            f"({completion.prompt_tokens} prompt tokens, {len(completion.attention.tokens)} scored)"
+        )
 
 
 def scripted_plan_prompts(layout: str, turns: int) -> list[GenerationRequest]:
@@ -98,7 +142,7 @@ def scripted_plan_prompts(layout: str, turns: int) -> list[GenerationRequest]:
     )
     backend = demo_backend(config)
     Debate(config, backend).run()
-    return [r for r in backend.requests if r.kind is RequestKind.PLAN]
+    return [r for r in backend.requests if r.kind == "plan"]
 
 
 def turn_plan_latency(backend: TransformersBackend) -> None:
@@ -172,6 +216,8 @@ def main() -> None:
     turn_plan_latency(backend)
     print("4. prefill tokens per turn, 3 plan prompts")
     prefill_tokens(backend)
+    print("5. the cost of signals (greedy, 64 new tokens per request; best of 3)")
+    signal_costs(backend)
 
 
 if __name__ == "__main__":

@@ -24,9 +24,9 @@ import time
 from collections.abc import Sequence
 
 from debate_core import AgentSpec, DebateConfig, Question, ScriptedBackend
-from debate_core.backends.base import Completion, GenerationRequest, RequestKind
-from debate_core.engine import Debate
-from debate_core.segmentation import SpacySegmenter
+from debate_core.backends.base import Backend, Completion, GenerationRequest
+from debate_core.debate import Debate
+from debate_core.kernel.sentences import SentenceChunker
 
 QUESTION = Question(
     text="Which gas makes up the largest share of Earth's atmosphere by volume?",
@@ -61,9 +61,9 @@ class Responder:
         self.counter = itertools.count()
 
     def __call__(self, request: GenerationRequest) -> str:
-        if request.kind is RequestKind.INITIAL_ANSWER:
+        if request.kind == "initial_answer":
             return INITIAL
-        if request.kind is RequestKind.UTTERANCE:
+        if request.kind == "utterance":
             n = next(self.counter)
             return (
                 f"Point {n} is that nitrogen is about 78 percent of dry air. Oxygen is near 21 "
@@ -77,7 +77,7 @@ class Responder:
         return SPEAK if request.agent == chosen else LISTEN
 
 
-class TimedBackend:
+class TimedBackend(Backend):
     """Wraps a backend and accumulates the seconds spent inside it."""
 
     def __init__(self, inner: ScriptedBackend) -> None:
@@ -136,10 +136,10 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    trained = SpacySegmenter("auto", cache_size=0)
+    trained = SentenceChunker("auto", cache_size=0)
     segmenters = {
         f"spaCy trained ({trained.name.split(':')[1]})": trained,
-        "spaCy sentencizer": SpacySegmenter("sentencizer", cache_size=0),
+        "spaCy sentencizer": SentenceChunker("sentencizer", cache_size=0),
         "no segmentation cost": SplitOnPeriods(),
     }
     print(f"engine overhead per turn, {args.turns} turns, interruptible, best of {args.repeats}")

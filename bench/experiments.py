@@ -27,7 +27,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from debate_core.backends.transformers_backend import TransformersBackend
+from debate_core.backends.hf import TransformersBackend
 from debate_core.config import Condition, PromptLayout
 from experiments.pool import Setting
 from experiments.runner import StudyRunner

@@ -1,21 +1,28 @@
-"""Interruptible multi-agent LLM debate: the engine, as a pure library.
+"""Multi-agent LLM debate that people can watch, join, interrupt and replay: the engine, as a pure library.
 
-``Debate(config, backend).events()`` yields typed, immutable events; nothing
-here prints, persists or renders, and nothing here imports ``ui`` or
-``storage``. Heavy libraries (spaCy, torch, transformers) load lazily inside
-the classes that need them, so ``import debate_core`` is cheap.
+``Debate(config, backend).events()`` runs the configured protocol over the
+kernel and yields typed, immutable events; nothing here prints, persists or
+renders, and nothing here imports ``ui``, ``storage`` or ``console``. Heavy
+libraries (spaCy, torch, transformers) load lazily inside the classes that
+need them, so ``import debate_core`` is cheap.
+
+Layout: ``kernel`` (the moves every protocol shares), ``protocols`` (one
+package per protocol, found through a registry), ``backends`` (the model
+seam), ``events`` (the contract with every consumer), ``config``.
 """
 
 __version__ = "0.1.0"
 
 from debate_core.backends import (
     Backend,
+    BackendRouter,
+    Capability,
     Completion,
     GenerationRequest,
     Message,
-    RequestKind,
     SamplingParams,
     ScriptedBackend,
+    Signals,
 )
 from debate_core.config import (
     DEFAULT_HISTORY_WINDOW,
@@ -32,24 +39,20 @@ from debate_core.config import (
     SeatKind,
     SuppliedInitialAnswer,
 )
-from debate_core.engine import Debate
+from debate_core.debate import Debate
 from debate_core.errors import (
     BackendError,
+    BackendUnavailable,
+    CapabilityError,
     ConfigError,
     DebateError,
     HumanInputError,
     StaleRequestError,
 )
-from debate_core.human import HumanChannel, HumanRequest, RequestType
-from debate_core.plans import Action, ActionPlan
-from debate_core.protocols import (
-    DynamicOrder,
-    FixedOrder,
-    Interruptible,
-    TurnProtocol,
-    protocol_for,
-)
-from debate_core.seats import HumanSeat, ModelSeat, Seat
+from debate_core.events.records import Action, ActionPlan
+from debate_core.kernel import Form, HumanChannel, HumanRequest, HumanSeat, ModelSeat, Seat, Table
+from debate_core.protocols import Protocol, ProtocolParams, RoleSpec, register
+from debate_core.status import DebateStatus
 
 __all__ = [
     "DEFAULT_HISTORY_WINDOW",
@@ -64,32 +67,37 @@ __all__ = [
     "AgentSpec",
     "Backend",
     "BackendError",
+    "BackendRouter",
+    "BackendUnavailable",
+    "Capability",
+    "CapabilityError",
     "Completion",
     "Condition",
     "ConfigError",
     "Debate",
     "DebateConfig",
     "DebateError",
-    "DynamicOrder",
-    "FixedOrder",
+    "DebateStatus",
+    "Form",
     "GenerationRequest",
     "HumanChannel",
     "HumanInputError",
     "HumanRequest",
     "HumanSeat",
-    "Interruptible",
     "Message",
     "ModelSeat",
+    "Protocol",
+    "ProtocolParams",
     "Question",
-    "RequestKind",
-    "RequestType",
+    "RoleSpec",
     "SamplingParams",
     "ScriptedBackend",
     "Seat",
     "SeatKind",
+    "Signals",
     "StaleRequestError",
     "SuppliedInitialAnswer",
-    "TurnProtocol",
+    "Table",
     "__version__",
-    "protocol_for",
+    "register",
 ]

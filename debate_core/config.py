@@ -2,17 +2,27 @@
 
 What it does: validates a debate's set-up at construction time and gives every
 default a name (``DEFAULT_*``) so that the CLI, the web app and the experiment
-harness agree on them. The defaults follow the paper (Kimura et al., Tables III
-and IV): 3 agents, a 500-token public budget, temperature 0.3, 1,024 new tokens.
+harness agree on them. A configuration names its **protocol** (``kimura`` by
+default), the protocol's **variant** and its **params** (checked against the
+protocol's own ``Params`` model when the debate is built, since protocols are
+plug-ins). The general settings (sampling, caps, the public-token budget and
+the stall guards) apply to every protocol that uses them; their defaults follow
+Kimura et al. (Tables III and IV): 3 agents, a 500-token public budget,
+temperature 0.3, 1,024 new tokens.
+
+``condition`` is the name of Kimura's variants in the paper (fixed, dynamic,
+interruptible) and stays an alias: for the ``kimura`` protocol, a condition
+and a variant are the same thing and are kept equal.
 
 What it does not do: run anything, load models, or know about storage or the UI.
 """
 
 from __future__ import annotations
 
+import re
 import string
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -28,6 +38,10 @@ MAX_OPTIONS = 26
 MAX_NAME_LENGTH = 40
 MAX_PERSONA_LENGTH = 2_000
 MAX_QUESTION_LENGTH = 20_000
+MAX_CONTEXT_LENGTH = 100_000
+MAX_BRIEF_LENGTH = 20_000
+DEFAULT_PROTOCOL = "kimura"
+_PROTOCOL_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 
 OPTION_LABELS = tuple(string.ascii_uppercase)
 
@@ -77,6 +91,8 @@ class Question(BaseModel):
 
     ``answer`` is the correct option's label ("A", "B", ...) for a
     multiple-choice question, or the expected free-form answer otherwise.
+    ``context`` is supporting material (documents, paragraphs) that a protocol
+    shows to the roles it chooses (Parliament: the prover only).
     """
 
     model_config = _Frozen
@@ -84,6 +100,7 @@ class Question(BaseModel):
     text: Annotated[str, Field(min_length=1, max_length=MAX_QUESTION_LENGTH)]
     options: tuple[str, ...] = ()
     answer: str | None = None
+    context: Annotated[str, Field(max_length=MAX_CONTEXT_LENGTH)] = ""
 
     @field_validator("text")
     @classmethod
@@ -146,13 +163,21 @@ def normalize_label(value: object, labels: tuple[str, ...]) -> str | None:
 
 
 class AgentSpec(BaseModel):
-    """One debater: a name, an optional persona, and who fills the seat."""
+    """One participant: a name, an optional persona and role, and who fills the seat.
+
+    ``role`` is one of the protocol's roles (prover, critic, moderator, ...);
+    left empty, the protocol assigns roles in seat order. ``brief`` is private
+    to this seat (an assigned position, private constraints): only its own
+    prompts show it.
+    """
 
     model_config = _Frozen
 
     name: Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH)]
     persona: Annotated[str, Field(max_length=MAX_PERSONA_LENGTH)] = ""
     seat: SeatKind = SeatKind.MODEL
+    role: str | None = None
+    brief: Annotated[str, Field(max_length=MAX_BRIEF_LENGTH)] = ""
 
     @field_validator("name")
     @classmethod
@@ -191,7 +216,10 @@ class DebateConfig(BaseModel):
 
     question: Question
     agents: tuple[AgentSpec, ...] = Field(default_factory=lambda: tuple(AgentSpec(name=n) for n in DEFAULT_AGENT_NAMES))
-    condition: Condition = Condition.INTERRUPTIBLE
+    condition: Condition | None = None
+    protocol: str = DEFAULT_PROTOCOL
+    variant: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
     token_budget: int = DEFAULT_TOKEN_BUDGET
     seed: int = DEFAULT_SEED
     temperature: float = DEFAULT_TEMPERATURE
@@ -239,6 +267,32 @@ class DebateConfig(BaseModel):
             raise ValueError(f"history_window must be at least 1 turn (or None for all), got {value}")
         return value
 
+    @field_validator("protocol")
+    @classmethod
+    def _protocol_name(cls, value: str) -> str:
+        if not _PROTOCOL_NAME.match(value):
+            raise ValueError(f"protocol name {value!r} must be lower-case letters, digits, '_' or '-'")
+        return value
+
+    @model_validator(mode="after")
+    def _condition_is_kimuras_variant(self) -> DebateConfig:
+        if self.protocol == DEFAULT_PROTOCOL:
+            if self.variant is None:
+                condition = self.condition or Condition.INTERRUPTIBLE
+            else:
+                try:
+                    condition = Condition(self.variant)
+                except ValueError:
+                    names = ", ".join(c.value for c in Condition)
+                    raise ValueError(f"kimura has no variant {self.variant!r} (variants: {names})") from None
+                if self.condition is not None and self.condition is not condition:
+                    raise ValueError(f"condition {self.condition.value!r} and variant {self.variant!r} disagree")
+            object.__setattr__(self, "condition", condition)
+            object.__setattr__(self, "variant", condition.value)
+        elif self.condition is not None:
+            raise ValueError(f"condition names a kimura variant; protocol {self.protocol!r} takes variant=...")
+        return self
+
     @model_validator(mode="after")
     def _agents_and_answers(self) -> DebateConfig:
         if len(self.agents) < 2:
@@ -268,3 +322,8 @@ class DebateConfig(BaseModel):
             if agent.name == name:
                 return agent
         raise KeyError(name)
+
+    @property
+    def label(self) -> str:
+        """``protocol/variant`` (``kimura/interruptible``), for lists and titles."""
+        return f"{self.protocol}/{self.variant}" if self.variant else self.protocol

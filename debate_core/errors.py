@@ -4,9 +4,11 @@ The hierarchy separates three kinds of failure:
 
 * ``ConfigError``: the caller asked for something impossible (fewer than two
   agents, a seat with no input channel, ...). Raised before anything runs.
+* ``CapabilityError`` (a ``ConfigError``): the protocol needs something the
+  backend does not provide (token statistics from an API server, say).
 * ``BackendError``: the model backend could not produce completions (out of
-  memory, a crashed server). The engine reports it on a ``DebateEnded`` event
-  and then re-raises it.
+  memory, a crashed server; ``BackendUnavailable`` when it cannot be reached at
+  all). The engine reports it on a ``DebateEnded`` event and then re-raises it.
 * ``HumanInputError``: a human submitted something we refuse (empty, too long,
   an action that is not allowed now). Raised to the caller that submitted it,
   never inside the engine, so the debate loses nothing.
@@ -27,8 +29,16 @@ class ConfigError(DebateError, ValueError):
     """A debate cannot be set up as described."""
 
 
+class CapabilityError(ConfigError):
+    """A protocol or request needs something the backend does not provide."""
+
+
 class BackendError(DebateError):
     """The model backend failed to produce completions for a batch."""
+
+
+class BackendUnavailable(BackendError):
+    """The backend cannot be reached at all (a dead server, a model that will not load)."""
 
 
 class HumanInputError(DebateError, ValueError):

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from debate_core.config import Condition
 from debate_core.events import DebateEnded, DebateStarted, Event, InitialAnswersGiven
+from debate_core.status import DebateStatus
 from experiments.metrics import BIN_WIDTH, Accuracy, Effect, Kind, Outcome, effects, intermediate_answers, token_bin
 from experiments.pool import AGENTS, Setting
 from experiments.spec import StudySpec
@@ -95,7 +96,7 @@ def load_study(store: Store, experiment_id: str) -> StudyData:
         except KeyError:
             unfinished.append(run)
             continue
-        if summary.status != "finished" or summary.correct_answer is None:
+        if summary.status != DebateStatus.FINISHED or summary.correct_answer is None:
             unfinished.append(run)
             continue
         events = tuple(store.events(run.debate_id))

@@ -26,9 +26,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, Tim
 from rich.progress import Progress as RichBar
 from rich.table import Table
 
+from debate_core.backends import factory
 from debate_core.backends.base import Backend
 from debate_core.config import Condition, PromptLayout
 from debate_core.errors import DebateError
+from debate_core.status import DebateStatus
 from experiments.mmlu import MmluError
 from experiments.pool import Setting
 from experiments.runner import ExperimentError, StudyRunner, candidate_questions
@@ -166,9 +168,9 @@ def make_backend(args: argparse.Namespace, spec: StudySpec) -> Backend:
         from experiments.scripted import study_backend
 
         return study_backend({q.text: q.answer for q in candidate_questions(spec)})
-    from debate_core.backends.transformers_backend import TransformersBackend
-
-    return TransformersBackend(args.model, device=args.device, dtype=args.dtype, quantization=args.quantization)
+    return factory.make_backend(
+        factory.BackendSpec("transformers", args.model, args.device, args.dtype, args.quantization)
+    )
 
 
 def cmd_run(args: argparse.Namespace, console: Console) -> int:
@@ -229,7 +231,9 @@ def cmd_list(args: argparse.Namespace, console: Console) -> int:
         table = Table("experiment", "created", "model", "cells", "finished", "pool")
         for record in store.experiments.all():
             runs = store.experiments.runs(record.id)
-            finished = sum(1 for r in store.list_debates(experiment_id=record.id, status="finished", limit=1_000_000))
+            finished = sum(
+                1 for r in store.list_debates(experiment_id=record.id, status=DebateStatus.FINISHED, limit=1_000_000)
+            )
             pool = record.notes.get("pool", {})
             table.add_row(
                 record.id,

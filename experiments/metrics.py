@@ -4,7 +4,8 @@ What it does:
 
 * ``wilson`` gives a 95% confidence interval for an accuracy, and
   ``Accuracy`` carries it with its n;
-* ``intermediate_answers`` lists every agent's answer at each turn's plans,
+* ``intermediate_answers`` lists every agent's answer at each turn's plans
+  (or, for protocols without plans, each time the answers are updated),
   against the public tokens used (the trajectories of Figures 1-8);
 * ``effects`` finds the interruption and completion events of a debate and
   classifies each as improved / worsened / unchanged exactly as Section VI-B
@@ -27,6 +28,11 @@ What it does:
 
 * ``token_bin`` puts an event's public-token count into 50-token bins (Fig. 9).
 
+``EffectsFold`` is the event consumer behind ``effects``: it handles every
+event type it needs and ignores the others explicitly (a suspended
+interruption, a point of information, is not one of Section VI-B's
+interruptions).
+
 What it does not do: read the store or draw figures.
 """
 
@@ -38,6 +44,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from debate_core.events import (
+    AnswersUpdated,
     DebateEnded,
     Event,
     Interrupted,
@@ -46,6 +53,7 @@ from debate_core.events import (
     UtteranceCompleted,
     UtteranceGenerated,
 )
+from debate_core.events.fold import EventFold
 
 BIN_WIDTH = 50
 Z_95 = 1.959963984540054
@@ -80,9 +88,11 @@ class Accuracy:
 
 
 def intermediate_answers(events: Sequence[Event]) -> list[tuple[int, int, dict[str, str | None]]]:
-    """``(turn, public_tokens, {agent: answer})`` at every turn's plans."""
+    """``(turn, public_tokens, {agent: answer})`` at every turn's plans (or answer update)."""
     return [
-        (e.turn, e.public_tokens, {a.agent: a.answer for a in e.answers}) for e in events if isinstance(e, PlansMade)
+        (e.turn, e.public_tokens, {a.agent: a.answer for a in e.answers})
+        for e in events
+        if isinstance(e, PlansMade | AnswersUpdated)
     ]
 
 
@@ -125,42 +135,85 @@ def classify(
     return speaker_correct, Outcome.UNCHANGED
 
 
+class EffectsFold(EventFold):
+    """Collects what ``effects`` needs from a debate's events, in one pass."""
+
+    IGNORED = frozenset(
+        {
+            "debate_started",
+            "phase_started",
+            "initial_answers",
+            "unit_disclosed",
+            "silent_turn",
+            "utterance_resumed",
+            "utterance_revised",
+            "listener_decision",
+            "intervention",
+            "signals_measured",
+            "context_compressed",
+            "analysis_made",
+            "action_composed",
+        }
+    )
+
+    def __init__(self) -> None:
+        self.plans_at: dict[int, dict[str, str | None]] = {}
+        self.selected_at: dict[int, int] = {}  # utterance id -> turn it was granted the floor
+        self.speaker_of: dict[int, str] = {}
+        self.ended_at: dict[int, int] = {}  # utterance id -> turn its speaking ended
+        self.interruptions: list[Interrupted] = []
+        self.completions: list[UtteranceCompleted] = []
+        self.pending_selection: int | None = None
+        self.last_turn = 0
+
+    def add(self, event: Event) -> None:
+        self.last_turn = event.turn
+        self.dispatch(event)
+
+    def _plans_made(self, event: PlansMade) -> None:
+        self.plans_at[event.turn] = {a.agent: a.answer for a in event.answers}
+
+    def _answers_updated(self, event: AnswersUpdated) -> None:
+        self.plans_at[event.turn] = {a.agent: a.answer for a in event.answers}
+
+    def _speaker_selected(self, event: SpeakerSelected) -> None:
+        self.pending_selection = event.turn
+
+    def _utterance_generated(self, event: UtteranceGenerated) -> None:
+        self.speaker_of[event.utterance_id] = event.speaker
+        self.selected_at[event.utterance_id] = (
+            self.pending_selection if self.pending_selection is not None else event.turn
+        )
+
+    def _interrupted(self, event: Interrupted) -> None:
+        if event.suspended:
+            return
+        self.interruptions.append(event)
+        self.ended_at[event.utterance_id] = event.turn
+
+    def _utterance_completed(self, event: UtteranceCompleted) -> None:
+        self.completions.append(event)
+        self.ended_at[event.utterance_id] = event.turn
+
+    def _debate_ended(self, event: DebateEnded) -> None:
+        for utterance_id in self.speaker_of:
+            self.ended_at.setdefault(utterance_id, event.turn)
+
+
 def effects(events: Sequence[Event], correct: str) -> list[Effect]:
     """Every interruption and completion of a debate, classified (Section VI-B)."""
-    plans_at: dict[int, dict[str, str | None]] = {}
-    selected_at: dict[int, int] = {}  # utterance id -> turn it was granted the floor
-    speaker_of: dict[int, str] = {}
-    ended_at: dict[int, int] = {}  # utterance id -> turn its speaking ended
-    interruptions: list[Interrupted] = []
-    completions: list[UtteranceCompleted] = []
-    pending_selection: int | None = None
-    last_turn = 0
+    fold = EffectsFold()
     for event in events:
-        last_turn = event.turn
-        if isinstance(event, PlansMade):
-            plans_at[event.turn] = {a.agent: a.answer for a in event.answers}
-        elif isinstance(event, SpeakerSelected):
-            pending_selection = event.turn
-        elif isinstance(event, UtteranceGenerated):
-            speaker_of[event.utterance_id] = event.speaker
-            selected_at[event.utterance_id] = pending_selection if pending_selection is not None else event.turn
-        elif isinstance(event, Interrupted):
-            interruptions.append(event)
-            ended_at[event.utterance_id] = event.turn
-        elif isinstance(event, UtteranceCompleted):
-            completions.append(event)
-            ended_at[event.utterance_id] = event.turn
-        elif isinstance(event, DebateEnded):
-            for utterance_id in speaker_of:
-                ended_at.setdefault(utterance_id, event.turn)
+        fold.add(event)
+    plans_at, selected_at, speaker_of, ended_at = fold.plans_at, fold.selected_at, fold.speaker_of, fold.ended_at
     found: list[Effect] = []
-    for cut in interruptions:
+    for cut in fold.interruptions:
         own = next(
             (uid for uid, turn in selected_at.items() if speaker_of[uid] == cut.interrupter and turn == cut.turn), None
         )
         if own is None or cut.turn not in plans_at:
             continue
-        after_turn = ended_at.get(own, last_turn)
+        after_turn = ended_at.get(own, fold.last_turn)
         before, after = plans_at[cut.turn], plans_at.get(after_turn, plans_at[max(plans_at)])
         speaker_correct, outcome = classify(cut.interrupter, before, after, correct)
         found.append(
@@ -168,7 +221,7 @@ def effects(events: Sequence[Event], correct: str) -> list[Effect]:
                 Kind.INTERRUPTION, cut.interrupter, cut.turn, cut.public_tokens, before, after, speaker_correct, outcome
             )
         )
-    for done in completions:
+    for done in fold.completions:
         start = selected_at.get(done.utterance_id)
         if start is None or start not in plans_at or done.turn not in plans_at:
             continue

@@ -19,9 +19,10 @@ from collections.abc import Sequence
 
 from debate_core.backends.base import Backend
 from debate_core.config import AgentSpec, DebateConfig
-from debate_core.prompting import PromptBuilder
-from debate_core.seats import ModelSeat
-from debate_core.state import START_LINE, DebateState
+from debate_core.kernel.seats import ModelSeat
+from debate_core.protocols.kimura.forms import kimura_forms
+from debate_core.protocols.kimura.prompting import PromptBuilder
+from debate_core.protocols.kimura.state import initial_view
 from experiments.mmlu import MmluQuestion
 from experiments.pool import AGENTS, Sampled
 from storage.experiments import PoolAnswer
@@ -42,6 +43,7 @@ def generate_samples(
 ) -> list[list[PoolAnswer]]:
     """``samples`` initial answers for each question, in one backend batch."""
     jobs = []
+    form = kimura_forms(PromptBuilder()).initial
     for question in questions:
         config = DebateConfig(
             question=question.question(),
@@ -49,17 +51,10 @@ def generate_samples(
             temperature=temperature,
             max_new_tokens=max_new_tokens,
         )
-        view = DebateState(config).view(AGENTS[0], START_LINE, ())
-        prompts = PromptBuilder(config.prompt_layout)
+        view = initial_view(config, AGENTS[0])
         for sample in range(samples):
-            seat = ModelSeat(
-                AGENTS[0],
-                prompts,
-                temperature=temperature,
-                max_new_tokens=max_new_tokens,
-                seed=(seed * 1_000_003 + question.index * 101 + sample) % (2**31),
-            )
-            jobs.append((seat, view, seat.ask_initial(view)))
+            seat = ModelSeat(AGENTS[0], config, seed=(seed * 1_000_003 + question.index * 101 + sample) % (2**31))
+            jobs.append((seat, view, seat.ask(form, view, turn=0)))
     flat = [request for _, _, requests in jobs for request in requests]
     completions = backend.generate(flat) if flat else []
     results: list[PoolAnswer] = []
@@ -67,11 +62,12 @@ def generate_samples(
     for seat, view, requests in jobs:
         done = completions[position : position + len(requests)]
         position += len(requests)
-        result = seat.receive_initial(view, done)
+        result = seat.receive(form, view, done)
+        answer, reason = result.value
         results.append(
             PoolAnswer(
-                answer=result.answer,
-                reason=result.reason,
+                answer=answer,
+                reason=reason,
                 valid=result.valid,
                 error=result.error,
                 raw=result.raw,

@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from debate_core.backends.base import Backend
+from debate_core.backends.coalescing import CoalescingBackend
 from debate_core.config import Condition
-from debate_core.engine import Debate
+from debate_core.debate import Debate
 from debate_core.errors import BackendError
 from debate_core.log import logger
-from experiments.coalescing import CoalescingBackend
+from debate_core.status import DebateStatus
 from experiments.mmlu import MmluQuestion, in_subjects, load_mmlu, sample
 from experiments.pool import Sampled, Setting, assign, realisable, usable
 from experiments.pool_generation import generate_samples, to_sampled
@@ -301,9 +302,9 @@ class StudyRunner:
             summary = self.store.debate(job.debate_id)
         except KeyError:
             return False
-        if summary.status == "finished":
+        if summary.status == DebateStatus.FINISHED:
             return True
-        if summary.status == "running":  # Store() already marked the dead ones incomplete
+        if summary.status == DebateStatus.RUNNING:  # Store() already marked the dead ones incomplete
             raise ExperimentError(
                 f"debate {job.debate_id} of experiment {self.spec.experiment_id!r} is being recorded by another "
                 "process: is this experiment already running?"
@@ -375,9 +376,9 @@ class StudyRunner:
                 pass
         except BackendError as error:
             logger.warning("debate %s failed: %s", job.debate_id, error)
-            return "failed"
+            return DebateStatus.FAILED.value
         finally:
             with self._lock:
                 self._running.pop(job.debate_id, None)
-        status = self.store.debate(job.debate_id).status
-        return {"finished": "finished", "failed": "failed"}.get(status, "aborted")
+        status = DebateStatus(self.store.debate(job.debate_id).status)
+        return status.value if status in (DebateStatus.FINISHED, DebateStatus.FAILED) else DebateStatus.ABORTED.value

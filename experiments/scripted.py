@@ -28,7 +28,7 @@ import threading
 import zlib
 from collections.abc import Mapping
 
-from debate_core.backends.base import GenerationRequest, RequestKind
+from debate_core.backends.base import GenerationRequest
 from debate_core.backends.scripted import ScriptedBackend
 
 UNANIMOUS_MARK = "[unanimous]"
@@ -45,9 +45,9 @@ class StudyScript:
         self._lock = threading.Lock()
 
     def __call__(self, request: GenerationRequest) -> str:
-        if request.kind is RequestKind.INITIAL_ANSWER:
+        if request.kind == "initial_answer":
             return self._initial(request)
-        if request.kind is RequestKind.PLAN:
+        if request.kind == "plan":
             return self._plan(request)
         return f"I am {request.agent} and I have a view. It rests on turn {request.turn}. Please weigh it."
 

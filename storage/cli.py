@@ -2,7 +2,7 @@
 
 What it does::
 
-    python -m storage [--db PATH_OR_URL] list [--status S] [--condition C] [--text T]
+    python -m storage [--db PATH_OR_URL] list [--status S] [--protocol P] [--variant V] [--condition C] [--text T]
                                              [--since YYYY-MM-DD] [--experiment E] [--limit N]
     python -m storage [--db ...] show ID_OR_PREFIX [--plans]
     python -m storage [--db ...] export ID_OR_PREFIX [--out FILE.json] [--csv FOLDER]
@@ -23,12 +23,11 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from console.terminal import TerminalRenderer, make_console
 from debate_core.events import Event
-from debate_core.terminal import TerminalRenderer
 from storage.store import STATUSES, Store
 from storage.transfer import TranscriptError
 
@@ -49,7 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("list", help="list debates, newest first")
     listing.add_argument("--status", choices=STATUSES)
-    listing.add_argument("--condition", choices=["fixed", "dynamic", "interruptible"])
+    listing.add_argument("--protocol", help="a protocol name (kimura, ...)")
+    listing.add_argument("--variant", help="a protocol variant")
+    listing.add_argument("--condition", choices=["fixed", "dynamic", "interruptible"], help="kimura's variant")
     listing.add_argument("--text", help="words in the question")
     listing.add_argument("--since", help="YYYY-MM-DD")
     listing.add_argument("--experiment")
@@ -68,13 +69,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    console = Console(highlight=False)
+    console = make_console()
     store = Store(args.db)
     try:
         if args.command == "list":
             since = datetime.fromisoformat(args.since).replace(tzinfo=UTC) if args.since else None
             rows = store.list_debates(
                 status=args.status,
+                protocol=args.protocol,
+                variant=args.variant,
                 condition=args.condition,
                 text=args.text,
                 since=since,
@@ -82,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 limit=args.limit,
             )
             table = Table(show_edge=False)
-            for column in ("id", "created (UTC)", "status", "condition", "answer", "tokens", "question"):
+            for column in ("id", "created (UTC)", "status", "protocol", "answer", "tokens", "question"):
                 table.add_column(column, overflow="ellipsis", no_wrap=column != "question")
             for row in rows:
                 outcome = (row.final_answer or "-") + {True: " ✓", False: " ✗", None: ""}[row.correct]
@@ -90,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     row.id[:12],
                     row.created_at.strftime("%Y-%m-%d %H:%M"),
                     row.status,
-                    row.condition,
+                    f"{row.protocol}/{row.variant}" if row.variant else row.protocol,
                     outcome,
                     f"{row.public_tokens}/{row.token_budget}",
                     Text(row.question[:80]),

@@ -81,9 +81,29 @@ def writer(engine: Engine) -> Engine:
 
 
 def migrate(engine: Engine) -> None:
-    """Bring the schema up to the newest migration (a no-op when it already is)."""
+    """Bring the schema up to the newest migration (a no-op when it already is).
+
+    On SQLite, foreign keys are off while migrations run: a migration that
+    must rebuild a table (SQLite cannot alter a column in place) drops the old
+    one, which with foreign keys on would cascade into every row that refers
+    to it. The keys are checked once the migrations are done, and any
+    violation aborts with the migration rolled back.
+    """
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with writer(engine).begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    sqlite = engine.dialect.name == "sqlite"
+    with writer(engine).connect() as connection:
+        raw = connection.connection.driver_connection if sqlite else None
+        if raw is not None:
+            raw.execute("PRAGMA foreign_keys=OFF")  # on the driver, outside any transaction, or it is ignored
+        try:
+            with connection.begin():
+                config.attributes["connection"] = connection
+                command.upgrade(config, "head")
+                if sqlite:
+                    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise RuntimeError(f"a migration left rows that refer to nothing: {broken[:5]}")
+        finally:
+            if raw is not None:
+                raw.execute("PRAGMA foreign_keys=ON")

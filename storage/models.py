@@ -8,10 +8,12 @@ What it does: declares the tables a researcher can query with plain SQL:
 * ``participants``: the agents of a debate, in seat order;
 * ``events``: every event, in order (``seq``), with its full JSON payload: the
   source of truth that replay reads back;
-* ``initial_answers``, ``plans``, ``utterances``, ``disclosures``: the same
-  information flattened into analysis-friendly rows (one plan per agent per
-  turn, one row per utterance with its sentences and discarded sentences, one
-  row per disclosed unit);
+* ``initial_answers``, ``plans``, ``utterances``, ``disclosures``,
+  ``decisions``, ``interventions``, ``answers``: the same information
+  flattened into analysis-friendly rows (one plan per agent per turn, one row
+  per utterance with its units and discarded units, one row per disclosed
+  unit, per listener decision, per point of information or question, and per
+  agent each time a protocol updates the answers);
 * ``experiments``, ``experiment_runs``, ``pool_answers``: the experiment
   harness's specifications, its cell-to-debate map and the generated pool of
   initial answers (see ``storage.experiments``).
@@ -47,8 +49,10 @@ class DebateRow(Base):
     end_reason: Mapped[str | None] = mapped_column(String(32))
     error: Mapped[str | None] = mapped_column(Text)
     experiment_id: Mapped[str | None] = mapped_column(String(128), index=True)
-    condition: Mapped[str] = mapped_column(String(32), index=True)
-    protocol: Mapped[str] = mapped_column(String(64))
+    condition: Mapped[str | None] = mapped_column(String(32), index=True)
+    protocol: Mapped[str] = mapped_column(String(64), index=True)
+    variant: Mapped[str | None] = mapped_column(String(64))
+    params: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     model_id: Mapped[str] = mapped_column(String(256))
     seed: Mapped[int] = mapped_column(Integer)
     token_budget: Mapped[int] = mapped_column(Integer)
@@ -77,6 +81,7 @@ class ParticipantRow(Base):
     name: Mapped[str] = mapped_column(String(64))
     persona: Mapped[str] = mapped_column(Text, default="")
     seat: Mapped[str] = mapped_column(String(16))
+    role: Mapped[str | None] = mapped_column(String(64))
 
 
 class EventRow(Base):
@@ -164,6 +169,62 @@ class DisclosureRow(Base):
     tokens: Mapped[int] = mapped_column(Integer)
     public_tokens: Mapped[int] = mapped_column(Integer)
     interrupting: Mapped[str | None] = mapped_column(String(64))
+
+
+class DecisionRow(Base):
+    """One listener's yes/no after a disclosed unit."""
+
+    __tablename__ = "decisions"
+
+    debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    turn: Mapped[int] = mapped_column(Integer)
+    public_tokens: Mapped[int] = mapped_column(Integer)
+    listener: Mapped[str] = mapped_column(String(64))
+    speaker: Mapped[str] = mapped_column(String(64))
+    utterance_id: Mapped[int] = mapped_column(Integer)
+    unit_index: Mapped[int] = mapped_column(Integer)
+    interrupt: Mapped[bool] = mapped_column(Boolean)
+    policy: Mapped[str] = mapped_column(String(32))
+    p_interrupt: Mapped[float | None] = mapped_column(Float)
+    text: Mapped[str | None] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(16))
+    valid: Mapped[bool] = mapped_column(Boolean)
+    error: Mapped[str | None] = mapped_column(Text)
+    completion_tokens: Mapped[int] = mapped_column(Integer)
+    latency_s: Mapped[float] = mapped_column(Float)
+
+
+class InterventionRow(Base):
+    """A point of information or a question put to a speaker."""
+
+    __tablename__ = "interventions"
+
+    debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    turn: Mapped[int] = mapped_column(Integer)
+    author: Mapped[str] = mapped_column(String(64))
+    target: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(32))
+    text: Mapped[str] = mapped_column(Text)
+    blocking: Mapped[bool] = mapped_column(Boolean)
+    utterance_id: Mapped[int | None] = mapped_column(Integer)
+    unit_index: Mapped[int | None] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(String(16))
+
+
+class AnswerRow(Base):
+    """One agent's current answer each time a protocol updates the answers."""
+
+    __tablename__ = "answers"
+
+    debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    agent: Mapped[str] = mapped_column(String(64), primary_key=True)
+    turn: Mapped[int] = mapped_column(Integer)
+    public_tokens: Mapped[int] = mapped_column(Integer)
+    answer: Mapped[str | None] = mapped_column(String(256))
+    cause: Mapped[str] = mapped_column(String(128))
 
 
 class ExperimentRow(Base):

@@ -2,17 +2,21 @@
 
 What it does: ``Recorder.record(events)`` passes a debate's event stream
 through unchanged while writing every event (its JSON payload) and the
-analysis rows derived from it. It commits when the debate starts, at every
-turn's ``PlansMade`` (each turn has exactly one) and at the end, so a process
-killed mid-debate loses at most the turn in progress. The debate row carries
-the recording process's host and pid and a heartbeat; ``Store.recover`` uses
-them to mark debates whose process died as ``incomplete``.
+analysis rows derived from it (``Writer``, which handles every event type or
+ignores it explicitly). It commits when the debate starts, whenever a turn,
+a phase or a round's answers are complete (``PlansMade``, ``AnswersUpdated``,
+``PhaseStarted``; and at the first event of a new turn when the last turn had
+no such commit), and at the end,
+so a process killed mid-debate loses at most the step in progress. The debate
+row carries the recording process's host and pid and a heartbeat;
+``Store.recover`` uses them to mark debates whose process died as
+``incomplete``.
 
-Status at the end: ``finished`` (budget, silence or turn limit), ``aborted``
-(stopped by the user, or the consumer stopped iterating), ``failed`` (a
-backend error, or any exception while running).
+Status at the end (``debate_core.status``): ``finished`` (the protocol ended
+it), ``aborted`` (stopped by the user, or the consumer stopped iterating),
+``failed`` (a backend error, or any exception while running).
 
-What it does not do: read debates back (``store`` does), or change events.
+What it does not do: read debates back (``reading`` does), or change events.
 """
 
 from __future__ import annotations
@@ -27,51 +31,56 @@ from sqlalchemy import Engine, update
 from sqlalchemy.orm import Session
 
 from debate_core.events import (
+    AnswersUpdated,
     DebateEnded,
     DebateStarted,
-    EndReason,
     Event,
     InitialAnswersGiven,
     Interrupted,
+    Intervention,
+    ListenerDecision,
     PlansMade,
-    SentenceDisclosed,
+    UnitDisclosed,
     UtteranceCompleted,
     UtteranceGenerated,
+    UtteranceRevised,
     event_to_dict,
 )
+from debate_core.events.fold import EventFold
+from debate_core.status import DebateStatus, status_for
 from storage.db import writer
 from storage.models import (
+    AnswerRow,
     DebateRow,
+    DecisionRow,
     DisclosureRow,
     EventRow,
     InitialAnswerRow,
+    InterventionRow,
     ParticipantRow,
     PlanRow,
     UtteranceRow,
 )
 
-STATUS_BY_REASON = {
-    EndReason.BUDGET: "finished",
-    EndReason.SILENCE: "finished",
-    EndReason.MAX_TURNS: "finished",
-    EndReason.STOPPED: "aborted",
-    EndReason.ERROR: "failed",
-}
+# Events after which everything so far is committed (besides a new turn and the end).
+COMMIT_AFTER = frozenset({"plans_made", "answers_updated", "phase_started"})
 
 
 def utc(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, tz=UTC)
 
 
-def debate_row(started: DebateStarted, experiment_id: str | None, status: str) -> DebateRow:
+def debate_row(started: DebateStarted, experiment_id: str | None, status: DebateStatus) -> DebateRow:
     config = started.config
     return DebateRow(
         id=started.debate_id,
         created_at=utc(started.at),
-        status=status,
+        status=status.value,
         experiment_id=experiment_id,
-        condition=config.condition.value,
-        protocol=started.protocol,
+        condition=config.condition.value if config.condition else None,
+        protocol=config.protocol,
+        variant=config.variant,
+        params=config.params,
         model_id=started.model_id,
         seed=config.seed,
         token_budget=config.token_budget,
@@ -88,13 +97,35 @@ def debate_row(started: DebateStarted, experiment_id: str | None, status: str) -
 
 def participant_rows(started: DebateStarted) -> list[ParticipantRow]:
     return [
-        ParticipantRow(debate_id=started.debate_id, position=i, name=a.name, persona=a.persona, seat=a.seat.value)
+        ParticipantRow(
+            debate_id=started.debate_id, position=i, name=a.name, persona=a.persona, seat=a.seat.value, role=a.role
+        )
         for i, a in enumerate(started.config.agents)
     ]
 
 
-class Writer:
-    """Turns one debate's events into rows inside a session (no commits here)."""
+class Writer(EventFold):
+    """Turns one debate's events into rows inside a session (no commits here).
+
+    Every event is written to ``events``; the handlers below add the analysis
+    rows. The ignored types live only in ``events`` (their payloads hold
+    everything; their protocols add tables when their studies need them).
+    """
+
+    IGNORED = frozenset(
+        {
+            "debate_started",  # the debates and participants rows are written from it first
+            "debate_ended",  # the recorder updates the debates row (see ``finish``)
+            "speaker_selected",
+            "silent_turn",
+            "phase_started",
+            "utterance_resumed",
+            "signals_measured",
+            "context_compressed",
+            "analysis_made",
+            "action_composed",
+        }
+    )
 
     def __init__(self, session: Session, debate_id: str) -> None:
         self.session = session
@@ -118,9 +149,7 @@ class Writer:
             )
         )
         self.count += 1
-        handler = getattr(self, f"_{event.type}", None)
-        if handler is not None:
-            handler(event)
+        self.dispatch(event)
 
     def _initial_answers(self, event: InitialAnswersGiven) -> None:
         for a in event.answers:
@@ -190,7 +219,7 @@ class Writer:
             raise ValueError(f"utterance {utterance_id} of {self.debate_id} was never generated")
         return row
 
-    def _sentence_disclosed(self, event: SentenceDisclosed) -> None:
+    def _unit_disclosed(self, event: UnitDisclosed) -> None:
         self.session.add(
             DisclosureRow(
                 debate_id=self.debate_id,
@@ -216,10 +245,69 @@ class Writer:
     def _utterance_completed(self, event: UtteranceCompleted) -> None:
         self._utterance(event.utterance_id).completed = True
 
+    def _utterance_revised(self, event: UtteranceRevised) -> None:
+        row = self._utterance(event.utterance_id)
+        row.sentences = [*row.sentences[: row.disclosed_count], *event.units]
+        row.discarded = [*row.discarded, *event.discarded]
+
+    def _listener_decision(self, event: ListenerDecision) -> None:
+        self.session.add(
+            DecisionRow(
+                debate_id=self.debate_id,
+                seq=event.seq,
+                turn=event.turn,
+                public_tokens=event.public_tokens,
+                listener=event.listener,
+                speaker=event.speaker,
+                utterance_id=event.utterance_id,
+                unit_index=event.unit_index,
+                interrupt=event.interrupt,
+                policy=event.policy,
+                p_interrupt=event.p_interrupt,
+                text=event.text,
+                source=event.source.value,
+                valid=event.valid,
+                error=event.error,
+                completion_tokens=event.generation.completion_tokens,
+                latency_s=event.generation.latency_s,
+            )
+        )
+
+    def _intervention(self, event: Intervention) -> None:
+        self.session.add(
+            InterventionRow(
+                debate_id=self.debate_id,
+                seq=event.seq,
+                turn=event.turn,
+                author=event.author,
+                target=event.target,
+                kind=event.kind,
+                text=event.text,
+                blocking=event.blocking,
+                utterance_id=event.utterance_id,
+                unit_index=event.unit_index,
+                source=event.source.value,
+            )
+        )
+
+    def _answers_updated(self, event: AnswersUpdated) -> None:
+        for item in event.answers:
+            self.session.add(
+                AnswerRow(
+                    debate_id=self.debate_id,
+                    seq=event.seq,
+                    agent=item.agent,
+                    turn=event.turn,
+                    public_tokens=event.public_tokens,
+                    answer=item.answer,
+                    cause=event.cause,
+                )
+            )
+
     def finish(self, ended: DebateEnded) -> dict[str, Any]:
         """The debate row's values once the debate has ended."""
         return {
-            "status": STATUS_BY_REASON[ended.reason],
+            "status": status_for(ended.reason).value,
             "end_reason": ended.reason.value,
             "finished_at": utc(ended.at),
             "final_answer": ended.final_answer,
@@ -251,31 +339,37 @@ class Recorder:
         session = Session(self.engine, expire_on_commit=False)
         rows = Writer(session, first.debate_id)
         try:
-            session.add(debate_row(first, self.experiment_id, "running"))
+            session.add(debate_row(first, self.experiment_id, DebateStatus.RUNNING))
             session.flush()
             session.add_all(participant_rows(first))
             rows.add(first)
             self._commit(session, rows, first)
             yield first
+            turn = committed = first.turn
             for event in iterator:
+                if event.turn != turn:  # a new turn: commit the last one if nothing did
+                    if committed != turn:
+                        self._commit(session, rows, event)
+                    turn = event.turn
                 rows.add(event)
                 if isinstance(event, DebateEnded):
                     ended = event
                     self._commit(session, rows, event, rows.finish(event))
-                elif isinstance(event, PlansMade):
+                elif event.type in COMMIT_AFTER:
                     self._commit(session, rows, event)
+                    committed = event.turn
                 yield event
         except GeneratorExit:
             if ended is None:
-                self._close(session, rows, "aborted", "the consumer stopped reading events")
+                self._close(session, rows, DebateStatus.ABORTED, "the consumer stopped reading events")
             raise
         except BaseException as error:
             if ended is None:
-                self._close(session, rows, "failed", f"{type(error).__name__}: {error}")
+                self._close(session, rows, DebateStatus.FAILED, f"{type(error).__name__}: {error}")
             raise
         else:
             if ended is None:
-                self._close(session, rows, "incomplete", "the event stream ended without debate_ended")
+                self._close(session, rows, DebateStatus.INCOMPLETE, "the event stream ended without debate_ended")
         finally:
             session.close()
 
@@ -292,7 +386,7 @@ class Recorder:
         session.execute(update(DebateRow).where(DebateRow.id == rows.debate_id).values(**values))
         session.commit()
 
-    def _close(self, session: Session, rows: Writer, status: str, error: str) -> None:
+    def _close(self, session: Session, rows: Writer, status: DebateStatus, error: str) -> None:
         """Keep every event written so far and mark how the debate ended."""
         try:
             session.commit()
@@ -301,6 +395,6 @@ class Recorder:
         session.execute(
             update(DebateRow)
             .where(DebateRow.id == rows.debate_id)
-            .values(status=status, error=error, event_count=rows.count, finished_at=datetime.now(UTC))
+            .values(status=status.value, error=error, event_count=rows.count, finished_at=datetime.now(UTC))
         )
         session.commit()

@@ -5,10 +5,11 @@ SQLAlchemy URL accepted), applies migrations, and marks debates whose
 recording process has died as ``incomplete``. Then:
 
 * ``record(events)`` / ``recorder()``: persist a running debate (``recorder``);
-* ``list_debates(...)``: summaries filtered by date, question text, condition,
-  status, outcome (correct or not), experiment;
+* ``list_debates(...)``: summaries filtered by date, question text, protocol,
+  variant, condition, status, outcome (correct or not), experiment;
 * ``debate(id)``: one summary; ``events(id)``: the debate's events as the very
-  objects the engine emitted, so live view and replay share one code path;
+  objects the engine emitted (``reading``), so live view and replay share one
+  code path;
 * ``export_json`` / ``import_json`` / ``export_csv``: see ``transfer``;
 * ``experiments``: the experiment harness's tables (see ``experiments``).
 
@@ -27,13 +28,16 @@ from pathlib import Path
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from debate_core.events import Event, event_from_dict
+from debate_core.events import Event
+from debate_core.status import DebateStatus
+from storage import transfer
 from storage.db import database_url, migrate, open_engine, writer
 from storage.experiments import ExperimentTables
-from storage.models import DebateRow, EventRow
+from storage.models import DebateRow
+from storage.reading import read_events
 from storage.recorder import Recorder
 
-STATUSES = ("running", "finished", "failed", "aborted", "incomplete")
+STATUSES = tuple(status.value for status in DebateStatus)
 STALE_AFTER = timedelta(minutes=10)
 
 
@@ -46,7 +50,9 @@ class DebateSummary:
     finished_at: datetime | None
     status: str
     end_reason: str | None
-    condition: str
+    protocol: str
+    variant: str | None
+    condition: str | None
     model_id: str
     seed: int
     question: str
@@ -69,6 +75,8 @@ class DebateSummary:
             finished_at=_aware(row.finished_at),
             status=row.status,
             end_reason=row.end_reason,
+            protocol=row.protocol,
+            variant=row.variant,
             condition=row.condition,
             model_id=row.model_id,
             seed=row.seed,
@@ -132,7 +140,7 @@ class Store:
         now = datetime.now(UTC)
         orphans = []
         with Session(self.engine) as session:
-            for row in session.scalars(select(DebateRow).where(DebateRow.status == "running")):
+            for row in session.scalars(select(DebateRow).where(DebateRow.status == DebateStatus.RUNNING.value)):
                 if row.owner_host == host and row.owner_pid is not None:
                     dead = not _alive(row.owner_pid)
                 else:
@@ -144,8 +152,10 @@ class Store:
             with Session(writer(self.engine)) as session, session.begin():
                 session.execute(
                     update(DebateRow)
-                    .where(DebateRow.id.in_(orphans), DebateRow.status == "running")
-                    .values(status="incomplete", error="the recording process ended before the debate did")
+                    .where(DebateRow.id.in_(orphans), DebateRow.status == DebateStatus.RUNNING.value)
+                    .values(
+                        status=DebateStatus.INCOMPLETE.value, error="the recording process ended before the debate did"
+                    )
                 )
         return len(orphans)
 
@@ -178,6 +188,8 @@ class Store:
         since: datetime | None = None,
         until: datetime | None = None,
         text: str | None = None,
+        protocol: str | None = None,
+        variant: str | None = None,
         condition: str | None = None,
         status: str | None = None,
         correct: bool | None = None,
@@ -194,6 +206,10 @@ class Store:
             query = query.where(DebateRow.created_at < _utc(until))
         if text:
             query = query.where(func.lower(DebateRow.question).contains(text.lower(), autoescape=True))
+        if protocol:
+            query = query.where(DebateRow.protocol == protocol)
+        if variant:
+            query = query.where(DebateRow.variant == variant)
         if condition:
             query = query.where(DebateRow.condition == condition)
         if status:
@@ -208,29 +224,17 @@ class Store:
 
     def events(self, debate_id: str) -> list[Event]:
         """Every stored event of a debate, as the engine's event objects, in order."""
-        with Session(self.engine) as session:
-            if session.get(DebateRow, debate_id) is None:
-                raise KeyError(f"no debate {debate_id!r} in the store")
-            payloads = session.scalars(
-                select(EventRow.payload).where(EventRow.debate_id == debate_id).order_by(EventRow.seq)
-            ).all()
-        return [event_from_dict(payload) for payload in payloads]
+        return read_events(self.engine, debate_id)
 
     # -- files -----------------------------------------------------------------
     def export_json(self, debate_id: str, path: str | Path) -> Path:
-        from storage.transfer import export_json
-
-        return export_json(self, debate_id, Path(path))
+        return transfer.export_json(self.engine, debate_id, Path(path))
 
     def import_json(self, path: str | Path) -> str:
-        from storage.transfer import import_json
-
-        return import_json(self, Path(path))
+        return transfer.import_json(self.engine, Path(path))
 
     def export_csv(self, debate_ids: Iterable[str], folder: str | Path) -> list[Path]:
-        from storage.transfer import export_csv
-
-        return export_csv(self, list(debate_ids), Path(folder))
+        return transfer.export_csv(self.engine, list(debate_ids), Path(folder))
 
 
 def _alive(pid: int) -> bool:

@@ -3,12 +3,14 @@
 What it does:
 
 * ``export_json`` writes ``{"format": "interruptible-debate", "schema_version":
-  1, "debate_id": ..., "events": [...]}`` (the events exactly as stored);
-* ``import_json`` reads such a file back, **validating everything before
-  writing anything**: file size (64 MiB at most), JSON syntax and nesting,
-  format and schema version, no string longer than 100,000 characters, every
-  event well-formed, the first one ``debate_started``, ``seq`` contiguous from
-  0, and a debate id not already in the store. Then it writes the whole debate
+  2, "debate_id": ..., "events": [...]}`` (the events as the engine's objects
+  give them: an old debate is exported in today's schema);
+* ``import_json`` reads such a file back (schema 1 or 2), **validating
+  everything before writing anything**: file size (64 MiB at most), JSON
+  syntax and nesting, format and schema version, no string longer than
+  100,000 characters, every event well-formed, the first one
+  ``debate_started``, ``seq`` contiguous from 0, and a debate id not already
+  in the store. Then it writes the whole debate
   in one transaction: any failure leaves the store as it was. Errors are
   ``TranscriptError`` with a message that says what is wrong and where;
 * ``export_csv`` writes ``plans.csv`` (one row per agent per turn) and
@@ -24,22 +26,22 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from debate_core.events import DebateEnded, DebateStarted, Event, event_from_dict, event_to_dict
+from debate_core.events import EVENT_SCHEMA_VERSION, DebateEnded, DebateStarted, Event, event_from_dict, event_to_dict
+from debate_core.status import DebateStatus
 from storage.db import writer
 from storage.models import DebateRow, DisclosureRow, PlanRow
+from storage.reading import read_events
 from storage.recorder import Writer, debate_row, participant_rows
 
-if TYPE_CHECKING:
-    from storage.store import Store
-
 FORMAT = "interruptible-debate"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = EVENT_SCHEMA_VERSION
+READABLE_VERSIONS = (1, 2)
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_STRING_CHARS = 100_000
 MAX_DEPTH = 32
@@ -49,8 +51,8 @@ class TranscriptError(ValueError):
     """A transcript file was refused; nothing was written."""
 
 
-def export_json(store: Store, debate_id: str, path: Path) -> Path:
-    events = store.events(debate_id)
+def export_json(engine: Engine, debate_id: str, path: Path) -> Path:
+    events = read_events(engine, debate_id)
     document = {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
@@ -103,8 +105,9 @@ def read_transcript(path: Path) -> list[Event]:
     if document.get("format") != FORMAT:
         raise TranscriptError(f"not a transcript of this application (format {document.get('format')!r})")
     version = document.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise TranscriptError(f"schema_version {version!r} is not supported (this version reads {SCHEMA_VERSION})")
+    if type(version) is not int or version not in READABLE_VERSIONS:
+        readable = " and ".join(str(v) for v in READABLE_VERSIONS)
+        raise TranscriptError(f"schema_version {version!r} is not supported (this version reads {readable})")
     raw_events = document.get("events")
     if not isinstance(raw_events, list) or not raw_events:
         raise TranscriptError("events must be a non-empty list")
@@ -127,15 +130,15 @@ def read_transcript(path: Path) -> list[Event]:
     return events
 
 
-def import_json(store: Store, path: Path) -> str:
+def import_json(engine: Engine, path: Path) -> str:
     events = read_transcript(path)
     started = events[0]
     assert isinstance(started, DebateStarted)
     ended = events[-1] if isinstance(events[-1], DebateEnded) else None
-    with Session(writer(store.engine)) as session, session.begin():
+    with Session(writer(engine)) as session, session.begin():
         if session.get(DebateRow, started.debate_id) is not None:
             raise TranscriptError(f"debate {started.debate_id} is already in the store")
-        row = debate_row(started, None, "incomplete")
+        row = debate_row(started, None, DebateStatus.INCOMPLETE)
         session.add(row)
         session.flush()
         session.add_all(participant_rows(started))
@@ -191,10 +194,10 @@ DISCLOSURE_COLUMNS = (
 )
 
 
-def export_csv(store: Store, debate_ids: list[str], folder: Path) -> list[Path]:
+def export_csv(engine: Engine, debate_ids: list[str], folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    with Session(store.engine) as session:
+    with Session(engine) as session:
         for name, model, columns, order in (
             ("plans.csv", PlanRow, PLAN_COLUMNS, (PlanRow.debate_id, PlanRow.seq, PlanRow.agent)),
             (

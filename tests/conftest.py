@@ -20,15 +20,19 @@ from typing import Any, TypeVar
 
 import pytest
 
-from debate_core import AgentSpec, Debate, DebateConfig, Question, RequestKind, ScriptedBackend
+from debate_core import AgentSpec, Debate, DebateConfig, Question, ScriptedBackend
 from debate_core.backends.base import GenerationRequest
 from debate_core.events import PlanRecord, PlansMade
-from debate_core.segmentation import default_segmenter
+from debate_core.kernel.sentences import default_sentence_chunker as default_segmenter
 
 # Tests never download. debate_core imports transformers lazily, so this is set before
 # any Hugging Face library reads it; the embedded model needs no hub at all.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+# Waits in tests are guards against hangs, not speed checks: work is bounded by tokens and
+# turns, and a wait returns as soon as its condition holds, so a generous guard costs nothing.
+HANG_GUARD_S = 1800
 
 AGENTS = ("Alex", "Chris", "Jenny")
 QUESTION = Question(
@@ -88,9 +92,9 @@ def build_script_backend(
 
     def respond(request: GenerationRequest) -> str:
         agent, turn = request.agent, request.turn
-        if request.kind is RequestKind.INITIAL_ANSWER:
+        if request.kind == "initial_answer":
             return json.dumps({"reason": f"{agent} thinks so.", "answer": initial.get(agent, "A")})
-        if request.kind is RequestKind.UTTERANCE:
+        if request.kind == "utterance":
             queue = queues.get(agent)
             return queue.pop(0) if queue else default_utterance
         spec = plans.get((turn, agent))

@@ -22,19 +22,59 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
-def test_engine_imports_neither_ui_nor_storage():
-    offenders = {
+def offenders(folder: Path, forbidden: set[str], depth: int = 1) -> dict[str, list[str]]:
+    found = {
         str(path.relative_to(ROOT)): sorted(
-            m for m in imported_modules(path) if m.split(".")[0] in {"ui", "storage", "gradio", "sqlalchemy"}
+            m for m in imported_modules(path) if ".".join(m.split(".")[:depth]) in forbidden
         )
-        for path in PACKAGE.rglob("*.py")
+        for path in folder.rglob("*.py")
     }
-    assert {k: v for k, v in offenders.items() if v} == {}
+    return {k: v for k, v in found.items() if v}
+
+
+def test_engine_imports_no_consumer_and_prints_nothing():
+    assert offenders(PACKAGE, {"ui", "storage", "console", "gradio", "sqlalchemy", "rich"}) == {}
+    printing = [
+        str(path.relative_to(ROOT))
+        for path in PACKAGE.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+    ]
+    assert printing == []
+
+
+def test_the_kernel_knows_no_protocol():
+    """The kernel is the ground floor: protocols import it, never the other way round."""
+    assert offenders(PACKAGE / "kernel", {"debate_core.protocols"}, depth=2) == {}
+    assert offenders(PACKAGE / "events", {"debate_core.protocols", "debate_core.kernel"}, depth=2) == {}
+    for path in (PACKAGE / "kernel").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+        }
+        words = [
+            str(n.value if isinstance(n, ast.Constant) else getattr(n, "id", getattr(n, "attr", "")))
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Name | ast.Attribute) or (isinstance(n, ast.Constant) and id(n) not in docstrings)
+        ]
+        assert not [w for w in words if "kimura" in w.lower()], f"{path.name} names a protocol in its code"
+
+
+def test_protocol_packages_do_not_import_each_other():
+    packages = [p for p in (PACKAGE / "protocols").iterdir() if p.is_dir() and (p / "__init__.py").exists()]
+    for package in packages:
+        others = {f"debate_core.protocols.{p.name}" for p in packages if p != package}
+        assert offenders(package, others, depth=3) == {}
+
+
+def test_storage_has_no_import_circle():
+    assert "storage.store" not in imported_modules(ROOT / "storage" / "transfer.py")
+    assert "storage.store" not in imported_modules(ROOT / "storage" / "recorder.py")
 
 
 def test_importing_the_package_loads_no_heavy_library():
     code = (
-        "import sys, debate_core, debate_core.cli, debate_core.engine;"
+        "import sys, debate_core, console.cli, debate_core.debate;"
         "heavy = [m for m in ('spacy', 'torch', 'transformers') if m in sys.modules];"
         "print(','.join(heavy))"
     )
@@ -43,7 +83,7 @@ def test_importing_the_package_loads_no_heavy_library():
 
 
 def test_modules_stay_small_and_say_what_they_do():
-    folders = [PACKAGE, ROOT / "storage", ROOT / "ui", ROOT / "experiments"]
+    folders = [PACKAGE, ROOT / "storage", ROOT / "ui", ROOT / "experiments", ROOT / "console"]
     for path in (p for folder in folders for p in folder.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         assert len(text.splitlines()) <= 450, f"{path.name} is past ~400 lines: split it"
@@ -69,5 +109,5 @@ def test_storage_plugs_into_the_engine_cli_only_through_an_entry_point():
 
 
 def test_prompt_templates_ship_inside_the_package():
-    names = {p.name for p in (PACKAGE / "prompts").iterdir()}
+    names = {p.name for p in (PACKAGE / "protocols" / "kimura" / "prompts").iterdir()}
     assert {"plan.txt", "utterance.txt", "initial_answer.txt", "persona.txt", "fragments.toml"} <= names

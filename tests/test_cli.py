@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from debate_core.events import read_jsonl
+from tests.conftest import HANG_GUARD_S
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +20,7 @@ def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None) -> su
         text=True,
         input=stdin,
         cwd=cwd or ROOT,
-        timeout=120,
+        timeout=HANG_GUARD_S,
     )
 
 
@@ -112,7 +113,7 @@ def test_human_at_the_terminal_takes_part_and_is_heard(tmp_path):
     initial = next(e for e in events if e.type == "initial_answers")
     jenny = next(a for a in initial.answers if a.agent == "Jenny")
     assert (jenny.answer, jenny.source.value) == ("B", "human")
-    said = [e for e in events if e.type == "sentence_disclosed" and e.speaker == "Jenny"]
+    said = [e for e in events if e.type == "unit_disclosed" and e.speaker == "Jenny"]
     assert [(e.index, e.text) for e in said] == [
         (0, "Nitrogen is 78 percent."),
         (1, "Oxygen is only 21."),
@@ -160,12 +161,12 @@ def test_a_model_that_cannot_be_found_offline_is_a_clear_error():
 
 def test_model_options_need_the_transformers_backend():
     result = run_cli("--model", "x")
-    assert result.returncode == 2 and "need --backend transformers" in result.stdout
+    assert result.returncode == 2 and "needs a model backend, not the scripted one" in result.stdout
 
 
 def run_storage(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "storage", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+        [sys.executable, "-m", "storage", *args], capture_output=True, text=True, cwd=ROOT, timeout=HANG_GUARD_S
     )
 
 
@@ -190,3 +191,40 @@ def test_db_option_records_the_debate_and_storage_cli_lists_shows_exports_import
     broken.write_text('{"format": "interruptible-debate", "schema_version": 9, "events": []}')
     refused = run_storage("--db", str(other), "import", str(broken))
     assert refused.returncode == 1 and "schema_version" in refused.stdout and "Traceback" not in refused.stderr
+
+
+def test_protocol_and_variant_give_the_same_debate_as_the_condition_alias(tmp_path):
+    from tests.golden.scenarios import normalise
+
+    outputs = []
+    for flags in (["--protocol", "kimura", "--variant", "interruptible"], ["--condition", "interruptible"]):
+        out = tmp_path / f"{len(outputs)}.jsonl"
+        result = run_cli(*flags, "--backend", "scripted", "--seed", "1", "--events-jsonl", str(out))
+        assert result.returncode == 0, result.stderr
+        events = [normalise(json.loads(line)) for line in out.read_text(encoding="utf-8").splitlines()]
+        for event in events:
+            event.pop("at"), event.pop("debate_id", None)
+        outputs.append(events)
+    assert outputs[0] == outputs[1]
+    started = outputs[0][0]
+    assert (started["config"]["protocol"], started["config"]["variant"], started["config"]["condition"]) == (
+        "kimura",
+        "interruptible",
+        "interruptible",
+    )
+
+
+def test_protocols_lists_variants_roles_and_parameters():
+    result = subprocess.run(
+        [sys.executable, "-m", "debate_core", "protocols"], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert "kimura" in result.stdout and "variants: interruptible, dynamic, fixed" in result.stdout
+    assert "request kinds: initial_answer, plan, utterance" in result.stdout
+
+
+def test_a_bad_protocol_is_a_clear_error():
+    result = run_cli("--protocol", "nope")
+    assert result.returncode == 2 and "unknown protocol 'nope'" in result.stdout
+    result = run_cli("--variant", "loud")
+    assert result.returncode == 2 and "kimura has no variant 'loud'" in result.stdout

@@ -10,12 +10,12 @@ from debate_core.events import (
     DebateStarted,
     Interrupted,
     PlansMade,
-    SentenceDisclosed,
     SilentTurn,
     SpeakerSelected,
+    UnitDisclosed,
     UtteranceGenerated,
 )
-from debate_core.plans import Action
+from debate_core.protocols.kimura.plans import Action
 from tests.conftest import AGENTS, LISTEN, build_script_backend, first, make_config, of_type, run
 
 ALEX = "Alpha is first. Alpha is the answer. Alpha once more."
@@ -53,7 +53,7 @@ def assert_plans_every_turn(events):
 
 def assert_whole_messages(events):
     generated = {e.utterance_id: e for e in of_type(events, UtteranceGenerated)}
-    disclosed = of_type(events, SentenceDisclosed)
+    disclosed = of_type(events, UnitDisclosed)
     assert disclosed
     for event in disclosed:
         assert (event.index, event.total) == (0, 1)
@@ -67,7 +67,7 @@ def test_fixed_order_ignores_plans_and_discloses_whole_messages():
     assert first(events, DebateStarted).segmenter == "whole-message"
     assert speakers(events) == ["Alex", "Chris", "Jenny", "Alex", "Chris", "Jenny", "Alex"]
     assert all(e.rule == "fixed_order" and e.urgency is None for e in of_type(events, SpeakerSelected))
-    assert [e.turn for e in of_type(events, SentenceDisclosed)] == list(range(1, 8))
+    assert [e.turn for e in of_type(events, UnitDisclosed)] == list(range(1, 8))
     assert_whole_messages(events)
     assert of_type(events, SilentTurn) == []
     assert of_type(events, Interrupted) == []
@@ -83,7 +83,7 @@ def test_dynamic_order_selects_by_urgency_but_never_interrupts():
     assert set(speakers(events)[1:]) == {"Jenny"}
     assert all(e.rule == "urgency" and e.interrupts is None for e in of_type(events, SpeakerSelected))
     assert_whole_messages(events)
-    assert first(events, SentenceDisclosed).text == ALEX
+    assert first(events, UnitDisclosed).text == ALEX
     assert of_type(events, Interrupted) == []
     # Nobody ever holds the floor while others plan, so 'interrupt' is never on offer.
     for plans in of_type(events, PlansMade):
@@ -95,7 +95,7 @@ def test_dynamic_order_selects_by_urgency_but_never_interrupts():
 def test_interruptible_discloses_sentences_and_interrupts():
     events, _ = debate(Condition.INTERRUPTIBLE)
     assert first(events, DebateStarted).protocol == "interruptible"
-    disclosed = of_type(events, SentenceDisclosed)
+    disclosed = of_type(events, UnitDisclosed)
     assert disclosed[0].text == "Alpha is first."
     assert disclosed[0].total == 3
     cuts = of_type(events, Interrupted)
@@ -111,7 +111,7 @@ def test_every_condition_ends_and_counts_budget_by_disclosed_tokens(condition):
     events, backend = debate(condition)
     end = events[-1]
     assert isinstance(end, DebateEnded)
-    disclosed = of_type(events, SentenceDisclosed)
+    disclosed = of_type(events, UnitDisclosed)
     assert end.public_tokens == sum(backend.count_tokens(e.text) for e in disclosed)
 
 

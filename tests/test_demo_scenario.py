@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from debate_core import Debate
-from debate_core.backends.demo import demo_backend, demo_config
-from debate_core.events import DebateEnded, EndReason, Interrupted, SentenceDisclosed, SilentTurn
+from debate_core.events import DebateEnded, EndReason, Interrupted, SilentTurn, UnitDisclosed
+from debate_core.protocols.kimura.demo import demo_backend, demo_config
 from tests.conftest import first, of_type
 
 
@@ -56,4 +56,4 @@ def test_demo_runs_to_an_end_under_the_baselines(condition):
     assert end.reason is EndReason.BUDGET
     assert end.final_answer == "B"
     assert of_type(events, Interrupted) == []
-    assert all(e.total == 1 for e in of_type(events, SentenceDisclosed))
+    assert all(e.total == 1 for e in of_type(events, UnitDisclosed))

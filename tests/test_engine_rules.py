@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from debate_core import BackendError, Debate, RequestKind, ScriptedBackend, SuppliedInitialAnswer
+from debate_core import BackendError, Debate, ScriptedBackend, SuppliedInitialAnswer
 from debate_core.events import (
     DebateEnded,
     DebateStarted,
@@ -12,14 +12,14 @@ from debate_core.events import (
     InitialAnswersGiven,
     Interrupted,
     PlansMade,
-    SentenceDisclosed,
     SilentTurn,
     Source,
     SpeakerSelected,
+    UnitDisclosed,
     UtteranceCompleted,
     UtteranceGenerated,
 )
-from debate_core.plans import Action, fallback_plan
+from debate_core.protocols.kimura.plans import Action, fallback_plan
 from tests.conftest import (
     AGENTS,
     LISTEN,
@@ -67,7 +67,7 @@ def test_highest_urgency_candidate_takes_the_floor():
     ]
     assert selected.tie == ()
     assert first(events, UtteranceGenerated).speaker == "Chris"
-    assert first(events, SentenceDisclosed).speaker == "Chris"
+    assert first(events, UnitDisclosed).speaker == "Chris"
 
 
 def test_listeners_are_not_candidates_even_with_high_urgency():
@@ -120,7 +120,7 @@ def test_silent_turn_when_nobody_asks_for_the_floor():
         assert [record.agent for record in plans.plans] == list(AGENTS)
         assert plans.floor_holder is None
         assert all(record.allowed == (Action.LISTEN, Action.SPEAK) for record in plans.plans)
-    assert [e.turn for e in of_type(events, SentenceDisclosed)] == [3]
+    assert [e.turn for e in of_type(events, UnitDisclosed)] == [3]
     assert ended(events).stats.silent_turns == 5
 
 
@@ -134,7 +134,7 @@ def test_one_sentence_is_disclosed_per_turn(use_real_segmenter, real_segmenter):
     events = run(make_config(max_turns=6), backend, segmenter=segmenter)
     expected = ("Alpha is first.", "Beta is second.", "Gamma is third.", "Delta is fourth.")
     assert first(events, UtteranceGenerated).units == expected
-    disclosed = of_type(events, SentenceDisclosed)
+    disclosed = of_type(events, UnitDisclosed)
     assert [(e.turn, e.index, e.total, e.text) for e in disclosed] == [
         (turn, turn - 1, 4, text) for turn, text in enumerate(expected, start=1)
     ]
@@ -155,7 +155,7 @@ def test_no_turn_discloses_only_punctuation(text, real_segmenter):
     # neighbouring sentence "so no turn discloses only punctuation".
     backend = build_script_backend({(0, "Alex"): ("speak", 7, None)}, {"Alex": [text]})
     events = run(make_config(max_turns=4), backend, segmenter=real_segmenter)
-    disclosed = [e.text for e in of_type(events, SentenceDisclosed)]
+    disclosed = [e.text for e in of_type(events, UnitDisclosed)]
     assert disclosed, "nothing was disclosed"
     assert all(any(ch.isalnum() for ch in unit) for unit in disclosed), disclosed
 
@@ -164,7 +164,7 @@ def test_tokens_left_shown_to_agents_follows_public_tokens():
     backend = build_script_backend({(0, "Alex"): ("speak", 7, None)}, {"Alex": [FOUR]})
     events = run(make_config(max_turns=3, token_budget=100), backend)
     for request in backend.requests:
-        if request.kind is RequestKind.PLAN:
+        if request.kind == "plan":
             public = plans_at(events, request.turn).public_tokens
             assert f"Remaining public tokens available to all agents: {100 - public} / 100" in (
                 request.messages[-1].content
@@ -186,7 +186,7 @@ def test_floor_holder_does_not_plan_until_its_queue_is_empty():
     plans = plans_at(events, 4)
     assert plans.floor_holder is None
     assert [record.agent for record in plans.plans] == list(AGENTS)
-    plan_turns_of_alex = [r.turn for r in backend.requests if r.kind is RequestKind.PLAN and r.agent == "Alex"]
+    plan_turns_of_alex = [r.turn for r in backend.requests if r.kind == "plan" and r.agent == "Alex"]
     assert plan_turns_of_alex == [0, 4, 5]
 
 
@@ -217,7 +217,7 @@ def test_interruption_discards_exactly_the_undisclosed_sentences(use_real_segmen
     assert cut.utterance_id == first(events, UtteranceGenerated).utterance_id
     assert cut.discarded == ("Secret sentence three is here.", "Secret sentence four is here.")
     # Nothing of Alex's utterance is disclosed after the cut, and it never completes.
-    assert [e.text for e in of_type(events, SentenceDisclosed) if e.speaker == "Alex"] == [
+    assert [e.text for e in of_type(events, UnitDisclosed) if e.speaker == "Alex"] == [
         "Alpha is first.",
         "Alpha is the answer.",
     ]
@@ -227,7 +227,7 @@ def test_interruption_discards_exactly_the_undisclosed_sentences(use_real_segmen
 
 def test_interrupter_speaks_the_very_next_turn():
     events, _ = _interruption_debate()
-    turn3 = at_turn(events, SentenceDisclosed, 3)
+    turn3 = at_turn(events, UnitDisclosed, 3)
     assert len(turn3) == 1
     assert (turn3[0].speaker, turn3[0].index, turn3[0].text, turn3[0].interrupting) == (
         "Jenny",
@@ -235,7 +235,7 @@ def test_interrupter_speaks_the_very_next_turn():
         "No, Beta.",
         "Alex",
     )
-    turn4 = at_turn(events, SentenceDisclosed, 4)[0]
+    turn4 = at_turn(events, UnitDisclosed, 4)[0]
     assert (turn4.speaker, turn4.index, turn4.interrupting) == ("Jenny", 1, None)
     generated = at_turn(events, UtteranceGenerated, 2)[0]
     assert (generated.speaker, generated.interrupting) == ("Jenny", "Alex")
@@ -245,7 +245,7 @@ def test_interrupter_speaks_the_very_next_turn():
 
 def test_discarded_sentences_never_reach_any_prompt():
     _, backend = _interruption_debate()
-    utterance_requests = [r for r in backend.requests if r.kind is RequestKind.UTTERANCE]
+    utterance_requests = [r for r in backend.requests if r.kind == "utterance"]
     alex_request = utterance_requests[0]
     later = backend.requests[backend.requests.index(alex_request) + 1 :]
     assert len(later) > 10
@@ -257,11 +257,11 @@ def test_discarded_sentences_never_reach_any_prompt():
 
 def test_interrupters_utterance_prompt_names_the_interrupted_agent():
     _, backend = _interruption_debate()
-    jenny = next(r for r in backend.requests if r.kind is RequestKind.UTTERANCE and r.agent == "Jenny")
+    jenny = next(r for r in backend.requests if r.kind == "utterance" and r.agent == "Jenny")
     prompt = jenny.messages[-1].content
     assert "You are interrupting Alex" in prompt
     assert "Alpha is first. Alpha is the answer." in prompt
-    alex = next(r for r in backend.requests if r.kind is RequestKind.UTTERANCE and r.agent == "Alex")
+    alex = next(r for r in backend.requests if r.kind == "utterance" and r.agent == "Alex")
     assert "interrupting" not in alex.messages[-1].content
 
 
@@ -270,15 +270,15 @@ def test_interrupters_utterance_prompt_names_the_interrupted_agent():
 
 def test_all_plans_of_a_turn_go_to_the_backend_as_one_batch():
     events, backend = _interruption_debate()
-    plan_batches = [b for b in backend.batches if b[0].kind is RequestKind.PLAN]
+    plan_batches = [b for b in backend.batches if b[0].kind == "plan"]
     plans_made = of_type(events, PlansMade)
     assert len(plan_batches) == len(plans_made)
     for batch, plans in zip(plan_batches, plans_made, strict=True):
-        assert all(request.kind is RequestKind.PLAN for request in batch)
+        assert all(request.kind == "plan" for request in batch)
         assert [request.agent for request in batch] == [record.agent for record in plans.plans]
         assert {request.turn for request in batch} == {plans.turn}
     assert [len(b) for b in plan_batches][:5] == [3, 2, 2, 2, 3]
-    [initial_batch] = [b for b in backend.batches if b[0].kind is RequestKind.INITIAL_ANSWER]
+    [initial_batch] = [b for b in backend.batches if b[0].kind == "initial_answer"]
     assert [request.agent for request in initial_batch] == list(AGENTS)
     assert ended(events).stats.batches == len(backend.batches)
 
@@ -304,7 +304,7 @@ def test_debate_ends_in_the_turn_the_budget_is_reached_with_that_turns_majority(
     end = ended(events)
     assert (end.reason, end.turn, end.public_tokens) == (EndReason.BUDGET, 3, 12)
     assert plans_at(events, 2).public_tokens == 8 < 10
-    assert [type(e) for e in events[-4:]] == [SentenceDisclosed, UtteranceCompleted, PlansMade, DebateEnded]
+    assert [type(e) for e in events[-4:]] == [UnitDisclosed, UtteranceCompleted, PlansMade, DebateEnded]
     assert end.final_answer == "C"
     assert [(v.answer, v.count) for v in end.votes] == [("C", 2), ("B", 1)]
     assert end.tie == ()
@@ -425,19 +425,34 @@ def test_max_turns_guard_ends_a_long_debate_and_records_the_cut_off_queue():
     assert end.stats.turns == 4
 
 
-@pytest.mark.parametrize("stop_on", [SentenceDisclosed, PlansMade])
-def test_stop_from_inside_the_iteration_ends_the_debate(stop_on):
+def test_stop_from_inside_the_iteration_ends_the_debate_before_more_model_work():
     backend = build_script_backend({(0, "Alex"): ("speak", 7, None)}, {"Alex": [FOUR]})
     debate = Debate(make_config(), backend, segmenter=SentenceSplitter())
     events = []
     for event in debate.events():
         events.append(event)
-        if isinstance(event, stop_on) and event.turn == 2:
+        if isinstance(event, UnitDisclosed) and event.turn == 2:
+            asked = len(backend.requests)
+            debate.stop()
+    end = ended(events)
+    assert (end.reason, end.turn) == (EndReason.STOPPED, 2)
+    assert isinstance(events[-2], UnitDisclosed)  # no plans were asked for after the stop
+    assert len(backend.requests) == asked
+    assert end.undisclosed == ("Gamma is third.", "Delta is fourth.")
+    assert end.final_answer == "A"  # the majority of the answers the agents held when stopped
+
+
+def test_stop_after_a_turns_plans_ends_the_debate_at_that_turn():
+    backend = build_script_backend({(0, "Alex"): ("speak", 7, None)}, {"Alex": [FOUR]})
+    debate = Debate(make_config(), backend, segmenter=SentenceSplitter())
+    events = []
+    for event in debate.events():
+        events.append(event)
+        if isinstance(event, PlansMade) and event.turn == 2:
             debate.stop()
     end = ended(events)
     assert (end.reason, end.turn) == (EndReason.STOPPED, 2)
     assert isinstance(events[-2], PlansMade)
-    assert end.undisclosed == ("Gamma is third.", "Delta is fourth.")
 
 
 def test_stop_before_the_first_turn():
@@ -447,8 +462,9 @@ def test_stop_before_the_first_turn():
         events.append(event)
         if isinstance(event, DebateStarted):
             debate.stop()
-    assert [type(e) for e in events] == [DebateStarted, InitialAnswersGiven, PlansMade, DebateEnded]
+    assert [type(e) for e in events] == [DebateStarted, DebateEnded]
     assert ended(events).reason is EndReason.STOPPED
+    assert ended(events).final_answer is None
 
 
 def test_a_debate_runs_once():
@@ -500,10 +516,10 @@ def test_supplied_initial_answers_are_used_and_not_requested():
         ("Jenny", "D", Source.MODEL),
     ]
     assert given[0].reason == "given by the harness"
-    initial_requests = [r for r in backend.requests if r.kind is RequestKind.INITIAL_ANSWER]
+    initial_requests = [r for r in backend.requests if r.kind == "initial_answer"]
     assert [r.agent for r in initial_requests] == ["Chris", "Jenny"]
     # Every agent's plan prompt shows the supplied answer and its reason.
-    plan_prompt = next(r for r in backend.requests if r.kind is RequestKind.PLAN).messages[-1].content
+    plan_prompt = next(r for r in backend.requests if r.kind == "plan").messages[-1].content
     assert "Alex: answer C. Reason: given by the harness" in plan_prompt
 
 
@@ -512,12 +528,12 @@ def test_all_initial_answers_supplied_means_no_initial_request():
     backend = build_script_backend()
     events = run(make_config(initial_answers=supplied, max_turns=1), backend)
     assert [a.answer for a in first(events, InitialAnswersGiven).answers] == ["B", "B", "B"]
-    assert all(r.kind is not RequestKind.INITIAL_ANSWER for r in backend.requests)
+    assert all(r.kind != "initial_answer" for r in backend.requests)
 
 
 def test_invalid_initial_answer_is_recorded_and_the_agent_has_no_answer():
     def respond(request):
-        if request.kind is RequestKind.INITIAL_ANSWER and request.agent == "Chris":
+        if request.kind == "initial_answer" and request.agent == "Chris":
             return "I pick B"
         return inner.generate([request])[0].text
 
@@ -531,7 +547,7 @@ def test_invalid_initial_answer_is_recorded_and_the_agent_has_no_answer():
 # -- event invariants -----------------------------------------------------------------------
 
 ORDER = {
-    SentenceDisclosed: 0,
+    UnitDisclosed: 0,
     SilentTurn: 0,
     UtteranceCompleted: 1,
     PlansMade: 2,
@@ -557,7 +573,7 @@ def assert_event_invariants(events):
         if turn == 0:
             in_turn = in_turn[2:]
         else:
-            assert type(in_turn[0]) in (SentenceDisclosed, SilentTurn), f"turn {turn}"
+            assert type(in_turn[0]) in (UnitDisclosed, SilentTurn), f"turn {turn}"
             assert len([e for e in in_turn if ORDER[type(e)] == 0]) == 1
         ranks = [ORDER[type(e)] for e in in_turn]
         assert ranks == sorted(ranks), f"turn {turn}: {[type(e).__name__ for e in in_turn]}"
@@ -569,7 +585,7 @@ def assert_event_invariants(events):
         # public_tokens grows only by disclosures
         before = [e for e in events if e.turn < turn]
         start = before[-1].public_tokens if before else 0
-        gained = sum(e.tokens for e in of_type(in_turn, SentenceDisclosed))
+        gained = sum(e.tokens for e in of_type(in_turn, UnitDisclosed))
         assert all(e.public_tokens == start + gained for e in in_turn[1:] if turn > 0)
 
 

@@ -8,7 +8,6 @@ import pytest
 from pydantic import ValidationError
 
 from debate_core import Debate
-from debate_core.backends.demo import demo_backend, demo_config
 from debate_core.events import (
     EVENT_TYPES,
     DebateStarted,
@@ -18,6 +17,7 @@ from debate_core.events import (
     read_jsonl,
     write_jsonl,
 )
+from debate_core.protocols.kimura.demo import demo_backend, demo_config
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +26,41 @@ def demo_events(real_segmenter):
     return Debate(config, demo_backend(config), segmenter=real_segmenter).run()
 
 
-def test_demo_debate_uses_every_event_type(demo_events):
-    assert {event.type for event in demo_events} == set(EVENT_TYPES)
+KIMURA_TYPES = {
+    "debate_started",
+    "initial_answers",
+    "plans_made",
+    "speaker_selected",
+    "interrupted",
+    "utterance_generated",
+    "unit_disclosed",
+    "utterance_completed",
+    "silent_turn",
+    "debate_ended",
+}
+
+
+def test_demo_debate_uses_every_event_type_of_its_protocol(demo_events):
+    assert {event.type for event in demo_events} == KIMURA_TYPES < set(EVENT_TYPES)
+
+
+def test_every_event_type_of_every_protocol_round_trips():
+    from debate_core import Debate, DebateConfig
+    from debate_core.config import AgentSpec
+    from debate_core.protocols import registry
+    from tests.conftest import QUESTION
+    from tests.protocols.tour import Tour, tour_backend
+
+    registry.register(Tour)
+    try:
+        agents = tuple(AgentSpec(name=n) for n in ("Ann", "Chris", "Dee"))
+        config = DebateConfig(question=QUESTION, protocol="tour", variant="regenerate", agents=agents)
+        events = Debate(config, tour_backend()).run()
+    finally:
+        registry.unregister(Tour.name)
+    assert len({e.type for e in events}) >= 15
+    for event in events:
+        assert event_from_dict(json.loads(json.dumps(event_to_dict(event)))) == event
 
 
 def test_every_event_round_trips_through_a_dict(demo_events):

@@ -13,26 +13,28 @@ from debate_core import (
     HumanChannel,
     HumanInputError,
     HumanSeat,
-    RequestKind,
-    RequestType,
     SeatKind,
     StaleRequestError,
     SuppliedInitialAnswer,
 )
 from debate_core.errors import ConfigError
 from debate_core.events import (
+    Action,
     DebateEnded,
     EndReason,
     InitialAnswersGiven,
     Interrupted,
     PlansMade,
-    SentenceDisclosed,
     Source,
+    UnitDisclosed,
     UtteranceGenerated,
 )
-from debate_core.human import HumanRequest
-from debate_core.plans import Action, fallback_plan
-from debate_core.views import AgentView, HistoryLine, LineKind
+from debate_core.kernel.history import HistoryLine, LineKind
+from debate_core.kernel.human import HumanRequest
+from debate_core.protocols.kimura.forms import kimura_forms
+from debate_core.protocols.kimura.plans import fallback_plan
+from debate_core.protocols.kimura.prompting import PromptBuilder
+from debate_core.protocols.kimura.views import AgentView, UtteranceView
 from tests.conftest import (
     QUESTION,
     SentenceSplitter,
@@ -96,8 +98,21 @@ class Human:
         assert not self._thread.is_alive()
         assert not self.errors, self.errors
 
-    def of_type(self, kind: RequestType) -> list[HumanRequest]:
-        return [request for request in self.requests if request.type is kind]
+    def of_type(self, kind: str) -> list[HumanRequest]:
+        return [request for request in self.requests if request.kind == kind]
+
+
+# The person's side of the channel, by request kind (the values the web page and the terminal send).
+def submit_plan(channel: HumanChannel, request_id: int, **fields):
+    return channel.submit(request_id, fields)
+
+
+def submit_utterance(channel: HumanChannel, request_id: int, text):
+    return channel.submit(request_id, {"text": text})
+
+
+def submit_initial(channel: HumanChannel, request_id: int, answer, reason=""):
+    return channel.submit(request_id, {"answer": answer, "reason": reason})
 
 
 def scripted_human(plans=None, utterances=(), initial="B") -> Policy:
@@ -105,13 +120,13 @@ def scripted_human(plans=None, utterances=(), initial="B") -> Policy:
     plans, utterances = dict(plans or {}), list(utterances)
 
     def policy(channel: HumanChannel, request: HumanRequest) -> None:
-        if request.type is RequestType.INITIAL_ANSWER:
-            channel.submit_initial(request.request_id, initial, "my reason")
-        elif request.type is RequestType.PLAN:
+        if request.kind == "initial_answer":
+            submit_initial(channel, request.request_id, initial, "my reason")
+        elif request.kind == "plan":
             action, urgency, answer = plans.get(request.view.turn, ("listen", 0, None))
-            channel.submit_plan(request.request_id, action=action, urgency=urgency, answer=answer)
+            submit_plan(channel, request.request_id, action=action, urgency=urgency, answer=answer)
         else:
-            channel.submit_utterance(request.request_id, utterances.pop(0))
+            submit_utterance(channel, request.request_id, utterances.pop(0))
 
     return policy
 
@@ -151,9 +166,9 @@ def test_seats_must_match_the_configured_agents():
 
 def test_a_human_utterance_timeout_gives_the_floor_back():
     def policy(channel, request):
-        if request.type is RequestType.PLAN:
+        if request.kind == "plan":
             action = "speak" if request.view.turn == 0 else "listen"
-            channel.submit_plan(request.request_id, action=action, urgency=9, answer=None)
+            submit_plan(channel, request.request_id, action=action, urgency=9, answer=None)
         # ... but never says anything
 
     channel = HumanChannel()
@@ -171,14 +186,14 @@ def test_a_human_utterance_timeout_gives_the_floor_back():
         (),
     )
     assert generated.error == "no reply from the human within 0.05 s"
-    assert of_type(events, SentenceDisclosed) == []
+    assert of_type(events, UnitDisclosed) == []
     assert plans_at(events, 1).floor_holder is None
 
 
 def test_human_initial_answer_comes_from_the_channel():
     config = human_config(initial_answers={}, max_turns=1)
     events, human = run_with_human(config, build_script_backend(), scripted_human(initial="(d)"))
-    [request] = human.of_type(RequestType.INITIAL_ANSWER)
+    [request] = human.of_type("initial_answer")
     assert request.view.allowed == ()
     hana = first(events, InitialAnswersGiven).answers[2]
     assert (hana.agent, hana.answer, hana.reason, hana.source, hana.valid) == (
@@ -194,7 +209,7 @@ def test_human_gets_the_same_view_a_model_gets():
     backend = build_script_backend({(0, "Alex"): ("speak", 7, None)}, {"Alex": [ALEX_FOUR]})
     config = human_config(token_budget=200, max_turns=3)
     events, human = run_with_human(config, backend, scripted_human())
-    plan_requests = human.of_type(RequestType.PLAN)
+    plan_requests = human.of_type("plan")
     assert [r.view.turn for r in plan_requests] == [0, 1, 2, 3]
     for request in plan_requests:
         view, plans = request.view, plans_at(events, request.view.turn)
@@ -212,7 +227,7 @@ def test_human_gets_the_same_view_a_model_gets():
         model_prompt = next(
             r.messages[-1].content
             for r in backend.requests
-            if r.kind is RequestKind.PLAN and r.agent == "Chris" and r.turn == view.turn
+            if r.kind == "plan" and r.agent == "Chris" and r.turn == view.turn
         )
         assert f"Remaining public tokens available to all agents: {view.tokens_left} / 200" in model_prompt
     at0, at2 = plan_requests[0].view, plan_requests[2].view
@@ -235,7 +250,7 @@ def test_human_utterance_is_disclosed_sentence_by_sentence_and_spends_the_budget
     generated = first(events, UtteranceGenerated)
     assert (generated.speaker, generated.source, generated.text) == (HUMAN, Source.HUMAN, speech)
     assert generated.units == ("I pick Beta.", "Alpha fails the test.", "Beta passes it.")
-    disclosed = of_type(events, SentenceDisclosed)
+    disclosed = of_type(events, UnitDisclosed)
     assert [(e.turn, e.speaker, e.text) for e in disclosed] == [
         (1, HUMAN, "I pick Beta."),
         (2, HUMAN, "Alpha fails the test."),
@@ -246,7 +261,7 @@ def test_human_utterance_is_disclosed_sentence_by_sentence_and_spends_the_budget
     assert isinstance(end, DebateEnded)
     assert (end.reason, end.turn) == (EndReason.BUDGET, 3)
     # While holding the floor the human is not asked to plan.
-    assert [r.view.turn for r in human.of_type(RequestType.PLAN)] == [0, 3]
+    assert [r.view.turn for r in human.of_type("plan")] == [0, 3]
 
 
 def test_human_can_interrupt_an_ai_mid_utterance():
@@ -256,12 +271,12 @@ def test_human_can_interrupt_an_ai_mid_utterance():
     [cut] = of_type(events, Interrupted)
     assert (cut.turn, cut.interrupter, cut.interrupted, cut.disclosed_count) == (1, HUMAN, "Alex", 1)
     assert cut.discarded == ("Alpha is the answer.", "Alpha again here.", "Alpha to finish.")
-    [utterance_request] = human.of_type(RequestType.UTTERANCE)
-    assert utterance_request.utterance is not None
-    assert utterance_request.utterance.interrupting == "Alex"
-    assert utterance_request.utterance.interrupted_text == "Alpha is first."
+    [utterance_request] = human.of_type("utterance")
+    assert isinstance(utterance_request.view, UtteranceView)
+    assert utterance_request.view.interrupting == "Alex"
+    assert utterance_request.view.interrupted_text == "Alpha is first."
     assert "Alpha is the answer." not in repr(human.requests)
-    turn2 = [e for e in of_type(events, SentenceDisclosed) if e.turn == 2]
+    turn2 = [e for e in of_type(events, UnitDisclosed) if e.turn == 2]
     assert [(e.speaker, e.text, e.interrupting) for e in turn2] == [(HUMAN, "Wait, that is wrong.", "Alex")]
     record = plan_of(plans_at(events, 1), HUMAN)
     assert (record.source, record.valid, record.plan.action, record.plan.urgency) == (
@@ -279,7 +294,7 @@ def test_an_ai_can_interrupt_the_human():
     [cut] = of_type(events, Interrupted)
     assert (cut.turn, cut.interrupter, cut.interrupted, cut.disclosed_count) == (1, "Alex", HUMAN, 1)
     assert cut.discarded == ("The order is alpha then beta.", "So B.")
-    alex_prompt = next(r for r in backend.requests if r.agent == "Alex" and r.kind is RequestKind.UTTERANCE)
+    alex_prompt = next(r for r in backend.requests if r.agent == "Alex" and r.kind == "utterance")
     assert f"You are interrupting {HUMAN}" in alex_prompt.messages[-1].content
     assert "The order is alpha then beta." not in "".join(m.content for r in backend.requests for m in r.messages)
     # The human plans again as soon as it has lost the floor.
@@ -290,15 +305,15 @@ def test_rejected_submission_reaches_nothing_and_the_human_can_retry():
     refusals: list[str] = []
 
     def policy(channel, request):
-        if request.type is RequestType.PLAN and request.view.turn == 0:
+        if request.kind == "plan" and request.view.turn == 0:
             with pytest.raises(HumanInputError) as info:
-                channel.submit_plan(request.request_id, action="interrupt", urgency=9, answer="B")
+                submit_plan(channel, request.request_id, action="interrupt", urgency=9, answer="B")
             refusals.append(str(info.value))
-            channel.submit_plan(request.request_id, action="speak", urgency=2, answer="C")
-        elif request.type is RequestType.PLAN:
-            channel.submit_plan(request.request_id, action="listen", urgency=0, answer=None)
+            submit_plan(channel, request.request_id, action="speak", urgency=2, answer="C")
+        elif request.kind == "plan":
+            submit_plan(channel, request.request_id, action="listen", urgency=0, answer=None)
         else:
-            channel.submit_utterance(request.request_id, "Gamma is it.")
+            submit_utterance(channel, request.request_id, "Gamma is it.")
 
     events, _ = run_with_human(human_config(max_turns=1), build_script_backend(), policy)
     assert refusals == ["you can only listen or speak right now"]
@@ -338,7 +353,7 @@ def test_stop_unblocks_a_waiting_human_seat():
     worker = threading.Thread(target=lambda: events.extend(debate.run()), daemon=True)
     worker.start()
     request = channel.pending(timeout_s=WAIT_S)
-    assert request is not None and request.type is RequestType.PLAN
+    assert request is not None and request.kind == "plan"
     debate.stop()
     worker.join(timeout=WAIT_S)
     assert not worker.is_alive()
@@ -361,9 +376,22 @@ def make_view(allowed=(Action.LISTEN, Action.SPEAK), current_answer="B") -> Agen
     )  # fmt: skip
 
 
-def open_request(kind=RequestType.PLAN, max_chars=2_000, **view) -> tuple[HumanChannel, HumanRequest]:
+FORMS = kimura_forms(PromptBuilder()).by_kind()
+
+
+def post(channel: HumanChannel, kind: str, view: AgentView, timeout_s: float) -> HumanRequest:
+    """Post a request of Kimura's ``kind`` as a human seat does (its fields, its rule)."""
+    form = FORMS[kind]
+    if kind == "utterance":
+        view = UtteranceView(view, (), fallback_plan("B"), None, "")  # type: ignore[assignment]
+    return channel.post(
+        kind, view, form.fields(view), build=lambda values: form.from_human(values, view), timeout_s=timeout_s
+    )
+
+
+def open_request(kind="plan", max_chars=2_000, **view) -> tuple[HumanChannel, HumanRequest]:
     channel = HumanChannel(max_chars=max_chars)
-    return channel, channel.post(kind, make_view(**view), timeout_s=WAIT_S)
+    return channel, post(channel, kind, make_view(**view), WAIT_S)
 
 
 @pytest.mark.parametrize(
@@ -382,10 +410,10 @@ def open_request(kind=RequestType.PLAN, max_chars=2_000, **view) -> tuple[HumanC
 def test_invalid_plan_submission_is_refused(fields, message):
     channel, request = open_request()
     with pytest.raises(HumanInputError, match=message):
-        channel.submit_plan(request.request_id, **fields)
+        submit_plan(channel, request.request_id, **fields)
     # Nothing reached the engine: the request is still open and a valid reply goes through.
     assert channel.pending() is request
-    plan = channel.submit_plan(request.request_id, action="speak", urgency=5, answer="(c)")
+    plan = submit_plan(channel, request.request_id, action="speak", urgency=5, answer="(c)")
     assert channel.wait(request) == plan
     assert (plan.action, plan.urgency, plan.answer) == (Action.SPEAK, 5, "C")
 
@@ -393,45 +421,45 @@ def test_invalid_plan_submission_is_refused(fields, message):
 def test_interrupt_is_refused_when_only_listen_or_speak_is_allowed_but_accepted_when_held():
     channel, request = open_request(allowed=(Action.LISTEN, Action.INTERRUPT))
     with pytest.raises(HumanInputError, match="you can only listen or interrupt right now"):
-        channel.submit_plan(request.request_id, action="speak", urgency=5, answer="B")
-    assert channel.submit_plan(request.request_id, action="interrupt", urgency=5, answer=None).answer == "B"
+        submit_plan(channel, request.request_id, action="speak", urgency=5, answer="B")
+    assert submit_plan(channel, request.request_id, action="interrupt", urgency=5, answer=None).answer == "B"
 
 
 @pytest.mark.parametrize(("text", "message"), [("", "empty"), ("   \n", "empty"), ("x" * 21, "limit is 20")])
 def test_invalid_utterance_submission_is_refused(text, message):
-    channel, request = open_request(RequestType.UTTERANCE, max_chars=20)
+    channel, request = open_request("utterance", max_chars=20)
     with pytest.raises(HumanInputError, match=message):
-        channel.submit_utterance(request.request_id, text)
-    channel.submit_utterance(request.request_id, "  " + "y" * 20 + "  ")
-    assert channel.wait(request).text == "y" * 20
+        submit_utterance(channel, request.request_id, text)
+    submit_utterance(channel, request.request_id, "  " + "y" * 20 + "  ")
+    assert channel.wait(request) == "y" * 20
 
 
 def test_submission_of_the_wrong_kind_is_refused():
-    channel, request = open_request(RequestType.UTTERANCE)
-    with pytest.raises(HumanInputError, match="waiting for your utterance, not plan"):
-        channel.submit_plan(request.request_id, action="listen", urgency=0, answer=None)
+    channel, request = open_request("utterance")
+    with pytest.raises(HumanInputError, match="has no field 'action' \\(it asks for: text\\)"):
+        submit_plan(channel, request.request_id, action="listen", urgency=0, answer=None)
 
 
 def test_reply_to_an_old_request_is_stale():
     channel, old = open_request()
-    new = channel.post(RequestType.PLAN, make_view(), timeout_s=WAIT_S)
+    new = post(channel, "plan", make_view(), WAIT_S)
     with pytest.raises(StaleRequestError):
-        channel.submit_plan(old.request_id, action="listen", urgency=0, answer=None)
-    channel.submit_plan(new.request_id, action="listen", urgency=1, answer=None)
+        submit_plan(channel, old.request_id, action="listen", urgency=0, answer=None)
+    submit_plan(channel, new.request_id, action="listen", urgency=1, answer=None)
     assert channel.wait(new).urgency == 1
 
 
 def test_reply_after_the_deadline_is_stale():
     channel = HumanChannel()
-    request = channel.post(RequestType.PLAN, make_view(), timeout_s=0.01)
+    request = post(channel, "plan", make_view(), 0.01)
     assert channel.wait(request) is None
     with pytest.raises(StaleRequestError):
-        channel.submit_plan(request.request_id, action="listen", urgency=0, answer=None)
+        submit_plan(channel, request.request_id, action="listen", urgency=0, answer=None)
 
 
 def test_second_reply_to_the_same_request_is_stale():
-    channel, request = open_request(RequestType.UTTERANCE)
-    channel.submit_utterance(request.request_id, "First.")
-    assert channel.wait(request).text == "First."
+    channel, request = open_request("utterance")
+    submit_utterance(channel, request.request_id, "First.")
+    assert channel.wait(request) == "First."
     with pytest.raises(StaleRequestError):
-        channel.submit_utterance(request.request_id, "Second.")
+        submit_utterance(channel, request.request_id, "Second.")

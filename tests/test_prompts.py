@@ -5,9 +5,11 @@ from __future__ import annotations
 import itertools
 
 from debate_core.config import AgentSpec, DebateConfig, Question
-from debate_core.plans import WHEN_FLOOR_FREE, WHEN_FLOOR_HELD, Action, ActionPlan
-from debate_core.prompting import PromptBuilder
-from debate_core.views import AgentView, HistoryLine, InitialAnswerView, LineKind, UtteranceView
+from debate_core.events import Action, ActionPlan
+from debate_core.kernel.history import HistoryLine, LineKind
+from debate_core.protocols.kimura.plans import WHEN_FLOOR_FREE, WHEN_FLOOR_HELD
+from debate_core.protocols.kimura.prompting import PromptBuilder
+from debate_core.protocols.kimura.views import AgentView, InitialAnswerView, UtteranceView
 
 QUESTION = Question(text="Costs $5 or {x}?", options=("${tokens_left}", "{name}"), answer="A")
 
@@ -100,13 +102,12 @@ def test_config_defaults_render_a_paper_style_question():
 
 def test_cached_layout_only_appends_between_turns():
     from debate_core import Debate
-    from debate_core.backends.base import RequestKind
-    from debate_core.backends.demo import demo_backend, demo_config
+    from debate_core.protocols.kimura.demo import demo_backend, demo_config
 
     config = demo_config(prompt_layout="cached", seed=1, token_budget=400)
     backend = demo_backend(config)
     Debate(config, backend).run()
-    prompts = [r.messages[-1].content for r in backend.requests if r.kind is RequestKind.PLAN and r.agent == "Chris"]
+    prompts = [r.messages[-1].content for r in backend.requests if r.kind == "plan" and r.agent == "Chris"]
     assert len(prompts) > 10
     for before, after in itertools.pairwise(prompts):
         stable = before.split("## Now")[0].rstrip("\n")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from debate_core.segmentation import SpacySegmenter, WholeMessage, default_segmenter, tidy_units
+from debate_core.kernel.chunkers import WholeMessage, tidy_units
+from debate_core.kernel.sentences import SentenceChunker as SpacySegmenter
+from debate_core.kernel.sentences import default_sentence_chunker as default_segmenter
 
 TRICKY = (
     "Dr. Smith said the answer is B... Actually, wait. The U.S. economy grew 3.5% in 2020, "

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import time
 
-from debate_core import Debate, RequestKind, ScriptedBackend
-from debate_core.backends.demo import demo_backend, demo_config
-from debate_core.events import Interrupted, PlansMade, SentenceDisclosed, SilentTurn
+from debate_core import Debate, ScriptedBackend
+from debate_core.events import Interrupted, PlansMade, SilentTurn, UnitDisclosed
+from debate_core.protocols.kimura.demo import demo_backend, demo_config
 from ui import charts, render
 from ui.session import LiveSession
 from ui.view_model import DebateView
@@ -23,7 +23,7 @@ def demo_events(**overrides):
 def test_the_view_folds_every_mechanism_of_a_debate():
     events = demo_events()
     view = DebateView.from_events(events)
-    disclosed = [e for e in events if isinstance(e, SentenceDisclosed)]
+    disclosed = [e for e in events if isinstance(e, UnitDisclosed)]
     assert sum(len(line.utterance.disclosed) for line in view.lines if line.utterance) == len(disclosed)
     assert sum(line.silence for line in view.lines) == sum(isinstance(e, SilentTurn) for e in events)
     cut = [u for u in view.utterances.values() if u.interrupted_by]
@@ -42,9 +42,9 @@ def test_replaying_a_prefix_shows_that_moment():
 
 def hostile_backend():
     def reply(request):
-        if request.kind is RequestKind.INITIAL_ANSWER:
+        if request.kind == "initial_answer":
             return json.dumps({"reason": HOSTILE, "answer": "B"})
-        if request.kind is RequestKind.PLAN:
+        if request.kind == "plan":
             action = "speak" if "speak" in request.json_schema["properties"]["action"]["enum"] else "listen"
             return json.dumps({"thought": HOSTILE, "action": action, "urgency": 5, "purpose": HOSTILE, "answer": "B"})
         return f"First. {HOSTILE} Last."
@@ -75,10 +75,15 @@ def test_audience_mode_hides_private_thoughts_and_purposes():
 
 
 def test_charts_draw_empty_and_full_debates():
-    for view in (DebateView(), DebateView.from_events(demo_events(token_budget=80))):
-        for figure in (charts.urgency_figure(view), charts.trajectory_figure(view), charts.floor_history_figure(view)):
-            assert figure.to_dict()["data"] is not None
+    empty = DebateView()
+    assert [len(trace.x or ()) for trace in charts.urgency_figure(empty).data] == [0]
+    assert all(len(trace.x or ()) == 0 for trace in charts.floor_history_figure(empty).data)
     full = DebateView.from_events(demo_events(token_budget=80))
+    [bars] = charts.urgency_figure(full).data
+    assert list(bars.x) == [a for a in full.agents if a in full.plans]
+    assert list(bars.y) == [full.plans[a].plan.urgency for a in bars.x]
+    dots = sum(len(trace.x) for trace in charts.floor_history_figure(full).data)
+    assert dots == len(full.urgency_history) > 0
     names = {trace.name for trace in charts.trajectory_figure(full).data}
     assert {"Alex", "Chris", "Jenny", "correct (B)"} <= names
 
@@ -97,8 +102,9 @@ def test_a_live_session_runs_pauses_steps_and_stops():
     session = LiveSession(config, demo_backend(config), pace_s=0.05)
     session.pause()
     session.start()
-    time.sleep(0.3)
-    assert session.view.turn <= 1  # paused at the first turn boundary
+    assert wait(lambda: session.held_at is not None), "the session never held at the pause"
+    held = session.held_at
+    assert session.view.turn == 1 and session.view.events == held  # it stopped at the first disclosure
     before = session.view.turn
     session.step()
     assert wait(lambda: session.status == "paused" and session.view.turn == before + 1)
@@ -114,3 +120,75 @@ def test_a_failing_backend_ends_the_session_with_its_message():
     session = LiveSession(config, ScriptedBackend(["not enough outputs"]), pace_s=0).start()
     assert wait(lambda: session.done)
     assert session.status == "failed" and "script ran out" in (session.error or "")
+
+
+def test_the_app_serves_where_gradios_variables_say_unless_flags_say_otherwise(monkeypatch):
+    import pytest
+
+    from app import address
+
+    monkeypatch.delenv("GRADIO_SERVER_NAME", raising=False)
+    monkeypatch.delenv("GRADIO_SERVER_PORT", raising=False)
+    assert address(None, None) == ("127.0.0.1", 7860)
+    monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
+    monkeypatch.setenv("GRADIO_SERVER_PORT", "8123")
+    assert address(None, None) == ("0.0.0.0", 8123)
+    assert address("localhost", 9000) == ("localhost", 9000)
+    monkeypatch.setenv("GRADIO_SERVER_PORT", "eighty")
+    with pytest.raises(SystemExit, match="GRADIO_SERVER_PORT must be a port number"):
+        address(None, None)
+
+
+def form_fields(**overrides):
+    fields = {
+        "question": "Which letter comes second?",
+        "options": "Alpha\nBeta",
+        "answer": "B",
+        "agents": "Ann, Ben, Cy",
+        "personas": "",
+        "human": "nobody (all agents are models)",
+        "protocol": "kimura",
+        "condition": "dynamic",
+        "params": "{}",
+        "roles": "",
+        "budget": 300,
+        "backend": "scripted demo (no model)",
+        "model": "",
+        "temperature": 0.3,
+        "seed": 1,
+        "utterance_tokens": 80,
+        "layout": "cached",
+        "pace": 0,
+        "human_pacing": "wait for me",
+        "human_seconds": 20,
+    }
+    fields.update(overrides)
+    return fields
+
+
+def test_the_set_up_form_builds_a_config_for_any_registered_protocol():
+    import pytest
+
+    from debate_core.protocols import registry
+    from tests.protocols.judged_rounds import JudgedRounds
+    from ui.setup_panel import FormError, SetupForm, config_from_form
+
+    assert set(form_fields()) == set(SetupForm.__dataclass_fields__) - {"sample"}
+    config = config_from_form(form_fields())
+    assert (config.protocol, config.variant, config.condition) == ("kimura", "dynamic", "dynamic")
+    registry.register(JudgedRounds)
+    try:
+        judged = config_from_form(
+            form_fields(protocol="judged-rounds", condition="standard", params='{"rounds": 2}', roles="Cy: judge")
+        )
+        assert judged.params == {"rounds": 2} and judged.agent("Cy").role == "judge"
+        for bad, message in [
+            ({"params": "{rounds"}, "not JSON"),
+            ({"params": '{"rounds": 0}'}, "rounds"),
+            ({"roles": "Zed: judge"}, "Name: role"),
+            ({"condition": "loud"}, "no variant 'loud'"),
+        ]:
+            with pytest.raises(FormError, match=message):
+                config_from_form(form_fields(**{"protocol": "judged-rounds", "condition": "standard", **bad}))
+    finally:
+        registry.unregister(JudgedRounds.name)

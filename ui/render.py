@@ -7,8 +7,9 @@ names, the question) goes through ``html.escape``, so a message containing
 and replay call the same functions.
 
 ``audience=True`` (classroom mode) hides private thoughts and purposes.
-``show_discarded=True`` shows the sentences an interruption discarded, struck
-through, after the cut.
+``show_discarded=True`` shows the units an interruption or a revision
+discarded, struck through, after the cut. Phases, points of information and
+questions, analyses and resumed speeches get their own transcript lines.
 
 What it does not do: build Gradio components or plots.
 """
@@ -40,20 +41,53 @@ def question_html(view: DebateView) -> str:
 def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
     if line.silence:
         return f'<div class="line silence" data-turn="{line.turn}">turn {line.turn} · … silence</div>'
+    if line.phase is not None:
+        phase = line.phase
+        label = escape(phase.phase.replace("_", " ")) + (f" {phase.round}" if phase.round is not None else "")
+        detail = f" · {escape(phase.detail)}" if phase.detail else ""
+        return f'<div class="line phase" data-turn="{line.turn}">{label}{detail}</div>'
+    if line.intervention is not None:
+        item = line.intervention
+        kind = escape(item.kind.replace("_", " "))
+        style = f"border-left-color:{view.colour(item.author)}"
+        return (
+            f'<div class="line intervention{" blocking" if item.blocking else ""}" style="{style}" '
+            f'data-turn="{line.turn}">{_name(view, item.author)}<span class="badge">{kind} to '
+            f'{escape(item.target)}</span><div class="words">{escape(item.text)}</div></div>'
+        )
+    if line.analysis is not None:
+        analysis = line.analysis
+        verdict = "stop" if analysis.stop else "go on"
+        reason = f": {escape(analysis.reason)}" if analysis.reason else ""
+        return (
+            f'<div class="line analysis" data-turn="{line.turn}">{_name(view, analysis.analyst)}'
+            f'<span class="badge">analysis, round {analysis.round}</span> {verdict}{reason}</div>'
+        )
     u = line.utterance
     assert u is not None
-    sentences = "".join(f'<span class="sentence">{escape(s)}</span> ' for s in u.disclosed)
+    units = u.disclosed[line.start : line.end]
+    sentences = "".join(f'<span class="sentence">{escape(s)}</span> ' for s in units)
     badge = ""
-    if u.interrupting:
+    if u.interrupting and line.start == 0:
         badge = f'<span class="badge interrupt">interrupting {escape(u.interrupting)}</span>'
+    if line.start > 0:
+        badge = '<span class="badge resumed">resumes</span>'
+    if u.kind not in ("speech", "statement"):
+        badge += f'<span class="badge kind">{escape(u.kind.replace("_", " "))}</span>'
     cut = ""
-    if u.interrupted_by:
+    if line.end is not None:
+        cut = '<span class="more">⏸</span>'
+    elif u.suspended:
+        cut = f'<span class="cut suspended">⏸ held for {escape(u.interrupted_by or "")}</span>'
+    elif u.interrupted_by:
         who = escape(u.interrupted_by)
         cut = f'<span class="cut" title="cut off by {who}">✂ cut off by {who}</span>'
         if show_discarded and u.discarded:
             cut += " " + "".join(f'<span class="discarded">{escape(s)}</span> ' for s in u.discarded)
     elif not u.completed and view.ended is None:  # still speaking
         cut = '<span class="more">…</span>'
+    elif show_discarded and u.discarded:  # a revision replaced part of it
+        cut = "".join(f'<span class="discarded">{escape(s)}</span> ' for s in u.discarded)
     style = f"border-left-color:{view.colour(u.speaker)}"
     return (
         f'<div class="line speech" style="{style}" data-utterance="{u.id}" data-turn="{u.turn}">'
@@ -73,6 +107,12 @@ def transcript_html(view: DebateView, *, show_discarded: bool = False) -> str:
 def budget_html(view: DebateView) -> str:
     if not view.started:
         return '<div class="budget muted">Token budget: -</div>'
+    if not view.budget:
+        phase = f" · {escape(view.phase)}" if view.phase else ""
+        return (
+            f'<div class="budget"><div class="budget-label">Turn {view.turn}{phase} · public tokens '
+            f"<b>{view.public_tokens}</b></div></div>"
+        )
     share = min(100.0, 100.0 * view.public_tokens / max(1, view.budget))
     return (
         f'<div class="budget"><div class="budget-label">Turn {view.turn} · public tokens '
@@ -116,12 +156,17 @@ def result_html(view: DebateView) -> str:
     votes = ", ".join(f"{escape(v.answer)}: {v.count}" for v in ended.votes) or "none"
     tie = f" (tie among {escape(', '.join(ended.tie))}, broken by the seeded random choice)" if ended.tie else ""
     error = f'<div class="bad">Error: {escape(ended.error)}</div>' if ended.error else ""
+    rule = ""
+    if ended.rule != "majority":
+        by = f" by {escape(ended.decided_by)}" if ended.decided_by else ""
+        rule = f' <span class="muted">({escape(ended.rule)}{by})</span>'
+    budget = f"/{view.budget}" if view.budget else ""
     stats = ended.stats
     return (
         f'<div class="result"><div class="final">Final answer: <b>{escape(ended.final_answer or "-")}</b> '
-        f"{verdict}</div><div>Votes: {votes}{tie}</div>"
+        f"{verdict}{rule}</div><div>Votes: {votes}{tie}</div>"
         f"<div>Ended by <b>{escape(ended.reason.value)}</b> at turn {ended.turn}, "
-        f"{ended.public_tokens}/{view.budget} public tokens.</div>{error}"
+        f"{ended.public_tokens}{budget} public tokens.</div>{error}"
         f'<div class="muted">{stats.utterances} utterances · {stats.interruptions} interruptions · '
         f"{stats.silent_turns} silent turns · {stats.invalid_plans} invalid plans · "
         f"{stats.model_calls} model calls · {stats.wall_time_s:.1f} s</div></div>"

@@ -18,10 +18,12 @@ from typing import Any
 import gradio as gr
 
 from debate_core.events import Event
+from debate_core.protocols.registry import uses_budget
+from debate_core.status import DebateStatus
 from ui import charts, render
 from ui.view_model import DebateView
 
-STATUSES = ["any", "running", "finished", "failed", "aborted", "incomplete"]
+STATUSES = ["any", *(status.value for status in DebateStatus)]
 
 
 def build_replay(store: Any) -> None:
@@ -31,7 +33,7 @@ def build_replay(store: Any) -> None:
         status = gr.Dropdown(STATUSES, value="any", label="Status", scale=1, elem_id="replay-status")
         refresh = gr.Button("Refresh list", scale=1, elem_id="replay-refresh")
     table = gr.Dataframe(
-        headers=["id", "created (UTC)", "status", "condition", "answer", "tokens", "question"],
+        headers=["id", "created (UTC)", "status", "protocol", "answer", "tokens", "question"],
         interactive=False,
         elem_id="replay-list",
         wrap=True,
@@ -64,9 +66,9 @@ def build_replay(store: Any) -> None:
                 r.id[:12],
                 r.created_at.strftime("%Y-%m-%d %H:%M"),
                 r.status,
-                r.condition,
+                f"{r.protocol}/{r.variant}" if r.variant else r.protocol,
                 (r.final_answer or "-") + {True: " ✓", False: " ✗", None: ""}[r.correct],
-                f"{r.public_tokens}/{r.token_budget}",
+                f"{r.public_tokens}/{r.token_budget}" if uses_budget(r.protocol) else str(r.public_tokens),
                 r.question[:120],
             ]
             for r in rows

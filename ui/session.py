@@ -9,9 +9,10 @@ page through the session's ``HumanChannel``. A backend failure (model error,
 out of memory) ends the session with its message; the recorder marks the
 debate failed; other sessions are untouched.
 
-Backends are shared: ``backend_for`` gives every session asking for the same
-model the same ``TransformersBackend`` (one loaded model per process); the
-scripted demo backend is per session, since it keeps a script position.
+Backends come from ``debate_core.backends.factory``: every session asking
+for the same model shares the one loaded copy of it (the model registry keeps
+a few, least recently used first out); the scripted demo backend is per
+session, since it keeps a script position.
 
 What it does not do: draw anything (``render``, ``charts``) or know Gradio.
 """
@@ -24,29 +25,23 @@ from typing import Any
 
 from debate_core import Debate, DebateConfig, HumanChannel, HumanSeat
 from debate_core.backends.base import Backend
-from debate_core.backends.demo import demo_backend
+from debate_core.backends.factory import BackendSpec, make_backend
 from debate_core.errors import BackendError, DebateError
-from debate_core.events import SentenceDisclosed, SilentTurn
+from debate_core.events import Intervention, SilentTurn, UnitDisclosed
 from debate_core.log import logger
 from ui.view_model import DebateView
 
 SCRIPTED = "scripted demo (no model)"
 EMBEDDED = "embedded SmolLM2-135M (CPU)"
-_shared: dict[str, Backend] = {}
-_shared_lock = threading.Lock()
+PACED = (UnitDisclosed, SilentTurn, Intervention)
 
 
 def backend_for(choice: str, config: DebateConfig, model: str = "") -> Backend:
-    """The backend a session asked for; real models are shared across sessions."""
+    """The backend a session asked for (``ConfigError`` when it cannot be had)."""
     if choice == SCRIPTED:
-        return demo_backend(config)
-    key = model.strip() if choice != EMBEDDED and model.strip() else ""
-    with _shared_lock:
-        if key not in _shared:
-            from debate_core.backends.transformers_backend import TransformersBackend
-
-            _shared[key] = TransformersBackend(key or None)
-        return _shared[key]
+        return make_backend(BackendSpec("scripted"), config)
+    key = model.strip() if choice != EMBEDDED and model.strip() else None
+    return make_backend(BackendSpec("transformers", model=key), config)
 
 
 class LiveSession:
@@ -78,6 +73,7 @@ class LiveSession:
         self._go.set()
         self._step_once = False
         self._stopping = False
+        self.held_at: int | None = None  # while paused: how many events had been shown
         self._thread = threading.Thread(target=self._run, name=f"debate-{self.debate.debate_id[:8]}", daemon=True)
 
     @property
@@ -136,7 +132,7 @@ class LiveSession:
             for event in events:
                 with self.lock:
                     self.view.apply(event)
-                if isinstance(event, SentenceDisclosed | SilentTurn):
+                if isinstance(event, PACED):
                     self._pace()
             with self.lock:
                 ended = self.view.ended
@@ -162,9 +158,11 @@ class LiveSession:
         deadline = time.monotonic() + self.pace_s
         while not self._stopping:
             if not self._go.is_set():  # paused: wait, and do not count the pause as pacing
+                self.held_at = self.view.events
                 self._go.wait(0.2)
                 deadline = max(deadline, time.monotonic())
                 continue
+            self.held_at = None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return

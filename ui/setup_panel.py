@@ -1,9 +1,12 @@
-"""The set-up form: question, agents, rules, model, seat and pacing; and the config it builds.
+"""The set-up form: question, agents, protocol, rules, model, seat and pacing; and the config it builds.
 
 What it does: ``build_setup()`` lays out the form and returns its components;
 ``config_from_form(...)`` turns the form's values into a validated
 ``DebateConfig`` or raises ``FormError`` with a message for the person; sample
-questions come from ``assets/sample_questions.json``.
+questions come from ``assets/sample_questions.json``. The protocol is any
+registered one: choosing it offers its variants, fills its parameters (JSON,
+the paper's defaults) and describes its roles; agents can be given roles, one
+``Name: role`` per line.
 
 What it does not do: start debates (``live_panel`` does).
 """
@@ -19,8 +22,10 @@ from typing import Any
 import gradio as gr
 from pydantic import ValidationError
 
-from debate_core.backends.demo import DEMO_AGENTS, DEMO_QUESTION
 from debate_core.config import AgentSpec, DebateConfig, Question, SeatKind
+from debate_core.errors import ConfigError
+from debate_core.protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
+from debate_core.protocols.registry import available, protocol_class, resolve
 from ui.session import EMBEDDED, SCRIPTED
 
 SAMPLES = Path(__file__).resolve().parent.parent / "assets" / "sample_questions.json"
@@ -41,7 +46,10 @@ class SetupForm:
     agents: Any
     personas: Any
     human: Any
+    protocol: Any
     condition: Any
+    params: Any
+    roles: Any
     budget: Any
     backend: Any
     model: Any
@@ -90,8 +98,12 @@ def build_setup() -> SetupForm:
                 value=NO_HUMAN,
                 elem_id="human-seat",
             )
+    protocols = list(available())
     with gr.Row():
-        condition = gr.Radio(["interruptible", "dynamic", "fixed"], value="interruptible", label="Condition")
+        protocol = gr.Dropdown(protocols, value="kimura", label="Protocol", elem_id="protocol-choice")
+        condition = gr.Radio(
+            list(protocol_class("kimura").variants), value="interruptible", label="Variant", elem_id="variant-choice"
+        )
         budget = gr.Slider(20, 2000, value=300, step=10, label="Public token budget", elem_id="budget-setting")
         backend = gr.Dropdown(
             [EMBEDDED, SCRIPTED, "a model id or path"],
@@ -105,6 +117,16 @@ def build_setup() -> SetupForm:
             placeholder="meta-llama/Llama-3.1-8B-Instruct",
         )
     with gr.Accordion("More settings", open=False):
+        with gr.Row():
+            params = gr.Code(
+                value=_default_params("kimura"), language="json", label="Protocol parameters (JSON)", elem_id="params"
+            )
+            roles = gr.Textbox(
+                label="Roles, one per line as Name: role (empty: assigned in seat order)",
+                lines=3,
+                info=_roles_info("kimura"),
+                elem_id="roles",
+            )
         with gr.Row():
             temperature = gr.Slider(0, 1.5, value=0.3, step=0.05, label="Temperature")
             seed = gr.Number(value=1, precision=0, label="Seed")
@@ -131,7 +153,10 @@ def build_setup() -> SetupForm:
         agents,
         personas,
         human,
+        protocol,
         condition,
+        params,
+        roles,
         budget,
         backend,
         model,
@@ -144,8 +169,30 @@ def build_setup() -> SetupForm:
         human_seconds,
     )
     sample.click(_sample, outputs=[question, options, answer])
+    protocol.change(_protocol_chosen, inputs=protocol, outputs=[condition, params, roles])
     agents.change(_human_choices, inputs=[agents, human], outputs=human)
     return form
+
+
+def _default_params(name: str) -> str:
+    cls = protocol_class(name)
+    return json.dumps(cls.Params().model_dump(mode="json"), indent=2)
+
+
+def _roles_info(name: str) -> str:
+    cls = protocol_class(name)
+    if not cls.roles:
+        return f"{name} has no roles: every agent debates."
+    return "Roles: " + "; ".join(f"{r.name} ({r.description})" for r in cls.roles)
+
+
+def _protocol_chosen(name: str) -> tuple[Any, str, Any]:
+    cls = protocol_class(name)
+    return (
+        gr.update(choices=list(cls.variants), value=cls.default_variant()),
+        _default_params(name),
+        gr.update(info=_roles_info(name)),
+    )
 
 
 def _sample() -> tuple[str, str, str]:
@@ -178,22 +225,50 @@ def config_from_form(fields: dict[str, Any]) -> DebateConfig:
             raise FormError(f"persona line {line.strip()[:40]!r} must start with one of the agents' names and a colon")
         persona_of[name.strip()] = text.strip()
     seat = {name: SeatKind.HUMAN if name == human else SeatKind.MODEL for name in names}
+    role_of = _roles(fields.get("roles") or "", names)
     try:
-        return DebateConfig(
+        params = json.loads(fields.get("params") or "{}")
+    except json.JSONDecodeError as error:
+        raise FormError(f"the protocol parameters are not JSON: {error.msg}") from None
+    if not isinstance(params, dict):
+        raise FormError("the protocol parameters are a JSON object, such as {}")
+    protocol = fields.get("protocol") or "kimura"
+    try:
+        config = DebateConfig(
             question=Question(
                 text=fields["question"],
                 options=tuple(line for line in (options or "").splitlines() if line.strip()),
                 answer=(fields["answer"] or "").strip() or None,
             ),
-            agents=tuple(AgentSpec(name=n, persona=persona_of.get(n, ""), seat=seat[n]) for n in names),
-            condition=fields["condition"],
+            agents=tuple(
+                AgentSpec(name=n, persona=persona_of.get(n, ""), seat=seat[n], role=role_of.get(n)) for n in names
+            ),
+            protocol=protocol,
+            variant=fields["condition"],
+            params=params,
             token_budget=int(fields["budget"]),
             temperature=float(fields["temperature"]),
             seed=int(fields["seed"] or 0),
             utterance_max_new_tokens=int(fields["utterance_tokens"]),
             prompt_layout=fields["layout"],
         )
+        resolve(config)  # the protocol's own checks: variant, parameters
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise FormError(f"{where}: {first['msg']}".removeprefix(": ")) from None
+    except ConfigError as error:
+        raise FormError(str(error)) from None
+    return config
+
+
+def _roles(text: str, names: list[str]) -> dict[str, str]:
+    roles: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        name, sep, role = line.partition(":")
+        if not sep or name.strip() not in names or not role.strip():
+            raise FormError(f"role line {line.strip()[:40]!r} must read Name: role, with one of the agents' names")
+        roles[name.strip()] = role.strip()
+    return roles

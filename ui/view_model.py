@@ -2,11 +2,15 @@
 
 What it does: ``DebateView.from_events(events)`` (or ``apply(event)`` one at a
 time) turns the engine's events into plain data the renderers draw: the
-agents and their colours, the transcript as lines (each utterance with its
-disclosed sentences, its discarded ones and whether it was cut off; silent
-turns), every agent's latest plan, the urgency history, the answer
-trajectories against public tokens, the budget, and the result. A live
-session and a replay feed the very same events through the very same fold.
+agents (with their roles) and their colours, the transcript as lines (each
+utterance with its disclosed units, its discarded ones, whether it was cut
+off, suspended, resumed or revised; silent turns; phases; points of
+information and questions; analyses), every agent's latest plan, the urgency
+history, listener decisions with their probabilities, the answer
+trajectories against public tokens, signals and compressions per agent, the
+budget, and the result. A live session and a replay feed the very same
+events through the very same fold, which handles every event type or ignores
+it explicitly (``EventFold``).
 
 What it does not do: produce HTML or figures (``render`` and ``charts`` do),
 or talk to Gradio.
@@ -17,19 +21,31 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from debate_core.events import (
+    ActionComposed,
+    AnalysisMade,
+    AnswersUpdated,
+    ContextCompressed,
     DebateEnded,
     DebateStarted,
     Event,
     InitialAnswersGiven,
     Interrupted,
+    Intervention,
+    ListenerDecision,
+    PhaseStarted,
     PlanRecord,
     PlansMade,
-    SentenceDisclosed,
+    SignalsMeasured,
     SilentTurn,
     SpeakerSelected,
+    UnitDisclosed,
     UtteranceCompleted,
     UtteranceGenerated,
+    UtteranceResumed,
+    UtteranceRevised,
 )
+from debate_core.events.fold import EventFold
+from debate_core.protocols.registry import uses_budget
 
 PALETTE = ("#2563eb", "#db2777", "#059669", "#d97706", "#7c3aed", "#dc2626")
 
@@ -41,10 +57,14 @@ class Utterance:
     id: int
     speaker: str
     turn: int
+    kind: str = "speech"
     disclosed: list[str] = field(default_factory=list)
     discarded: list[str] = field(default_factory=list)
     interrupting: str | None = None
     interrupted_by: str | None = None
+    suspended: bool = False
+    resumed: int = 0
+    revised: int = 0
     completed: bool = False
     total: int = 0
     error: str | None = None
@@ -52,22 +72,29 @@ class Utterance:
 
 @dataclass
 class Line:
-    """A transcript entry: an utterance, or a silent turn."""
+    """A transcript entry: an utterance, a silent turn, a phase, an intervention or an analysis."""
 
     turn: int
     utterance: Utterance | None = None
+    start: int = 0
+    end: int | None = None
     silence: bool = False
+    phase: PhaseStarted | None = None
+    intervention: Intervention | None = None
+    analysis: AnalysisMade | None = None
 
 
 @dataclass
-class DebateView:
+class DebateView(EventFold):
     debate_id: str = ""
     question: str = ""
     options: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
     correct_answer: str | None = None
     agents: tuple[str, ...] = ()
+    roles: dict[str, str] = field(default_factory=dict)
     humans: tuple[str, ...] = ()
+    protocol: str = ""
     condition: str = ""
     model_id: str = ""
     budget: int = 0
@@ -83,7 +110,15 @@ class DebateView:
     preparing: str | None = None
     urgency_history: list[tuple[int, str, str, int]] = field(default_factory=list)
     trajectory: list[tuple[int, int, dict[str, str | None]]] = field(default_factory=list)
+    decisions: list[ListenerDecision] = field(default_factory=list)
+    signals: dict[str, SignalsMeasured] = field(default_factory=dict)
+    compressed: dict[str, ContextCompressed] = field(default_factory=dict)
+    acts: dict[str, ActionComposed] = field(default_factory=dict)
+    phase: str = ""
     ended: DebateEnded | None = None
+    _segments: dict[int, Line] = field(default_factory=dict, repr=False)
+
+    IGNORED = frozenset()
 
     @classmethod
     def from_events(cls, events: list[Event]) -> DebateView:
@@ -109,9 +144,7 @@ class DebateView:
         self.events += 1
         self.turn = event.turn
         self.public_tokens = event.public_tokens
-        handler = getattr(self, f"_{event.type}", None)
-        if handler is not None:
-            handler(event)
+        self.dispatch(event)
 
     # -- one method per event type --------------------------------------------
     def _debate_started(self, event: DebateStarted) -> None:
@@ -122,10 +155,16 @@ class DebateView:
         self.labels = config.question.labels
         self.correct_answer = config.question.answer
         self.agents = config.agent_names
+        self.roles = {a.name: a.role for a in config.agents if a.role}
         self.humans = tuple(a.name for a in config.agents if a.seat.value == "human")
-        self.condition = config.condition.value
+        self.protocol = config.protocol
+        self.condition = event.protocol if config.protocol == "kimura" else config.label
         self.model_id = event.model_id
-        self.budget = config.token_budget
+        self.budget = config.token_budget if uses_budget(config.protocol) else 0
+
+    def _phase_started(self, event: PhaseStarted) -> None:
+        self.phase = event.phase if event.round is None else f"{event.phase} {event.round}"
+        self.lines.append(Line(turn=event.turn, phase=event))
 
     def _initial_answers(self, event: InitialAnswersGiven) -> None:
         self.initial = {a.agent: (a.answer, a.reason) for a in event.answers}
@@ -139,6 +178,9 @@ class DebateView:
             self.urgency_history.append((event.turn, record.agent, record.plan.action.value, record.plan.urgency))
         self.trajectory.append((event.public_tokens, event.turn, {a.agent: a.answer for a in event.answers}))
 
+    def _answers_updated(self, event: AnswersUpdated) -> None:
+        self.trajectory.append((event.public_tokens, event.turn, {a.agent: a.answer for a in event.answers}))
+
     def _speaker_selected(self, event: SpeakerSelected) -> None:
         self.preparing = event.speaker
 
@@ -148,28 +190,65 @@ class DebateView:
             id=event.utterance_id,
             speaker=event.speaker,
             turn=event.turn,
+            kind=event.kind,
             interrupting=event.interrupting,
             total=len(event.units),
             error=event.error,
         )
         self.utterances[event.utterance_id] = utterance
 
-    def _sentence_disclosed(self, event: SentenceDisclosed) -> None:
+    def _unit_disclosed(self, event: UnitDisclosed) -> None:
         utterance = self.utterances[event.utterance_id]
-        if not utterance.disclosed:
-            self.lines.append(Line(turn=event.turn, utterance=utterance))
+        last = self._segments.get(utterance.id)
+        if last is None or self.lines[-1] is not last:  # its first unit, or resumed after something else
+            if last is not None:
+                last.end = len(utterance.disclosed)
+            line = Line(turn=event.turn, utterance=utterance, start=len(utterance.disclosed))
+            self.lines.append(line)
+            self._segments[utterance.id] = line
         utterance.disclosed.append(event.text)
 
     def _interrupted(self, event: Interrupted) -> None:
         utterance = self.utterances[event.utterance_id]
-        utterance.discarded = list(event.discarded)
         utterance.interrupted_by = event.interrupter
+        utterance.suspended = event.suspended
+        if not event.suspended:
+            utterance.discarded = list(event.discarded)
+
+    def _utterance_resumed(self, event: UtteranceResumed) -> None:
+        utterance = self.utterances[event.utterance_id]
+        utterance.suspended = False
+        utterance.resumed += 1
+
+    def _utterance_revised(self, event: UtteranceRevised) -> None:
+        utterance = self.utterances[event.utterance_id]
+        utterance.revised += 1
+        utterance.discarded.extend(event.discarded)
+        utterance.total = len(utterance.disclosed) + len(event.units)
 
     def _utterance_completed(self, event: UtteranceCompleted) -> None:
         self.utterances[event.utterance_id].completed = True
 
     def _silent_turn(self, event: SilentTurn) -> None:
         self.lines.append(Line(turn=event.turn, silence=True))
+
+    def _listener_decision(self, event: ListenerDecision) -> None:
+        self.decisions.append(event)
+
+    def _intervention(self, event: Intervention) -> None:
+        self.lines.append(Line(turn=event.turn, intervention=event))
+
+    def _signals_measured(self, event: SignalsMeasured) -> None:
+        self.signals[event.agent] = event
+
+    def _context_compressed(self, event: ContextCompressed) -> None:
+        self.compressed[event.agent] = event
+
+    def _analysis_made(self, event: AnalysisMade) -> None:
+        self.lines.append(Line(turn=event.turn, analysis=event))
+
+    def _action_composed(self, event: ActionComposed) -> None:
+        self.acts[event.agent] = event
 
     def _debate_ended(self, event: DebateEnded) -> None:
         self.ended = event

@@ -43,7 +43,7 @@ def free_port() -> int:
 def app_db(tmp_path_factory) -> Path:
     """The app's database: a small scripted study (Analysis tab), then one finished demo debate (Replay)."""
     from debate_core import Debate
-    from debate_core.backends.demo import demo_backend, demo_config
+    from debate_core.protocols.kimura.demo import demo_backend, demo_config
     from experiments.runner import StudyRunner
     from storage import Store
     from tests.experiments.test_runner import backend_for, questions, spec

@@ -5,11 +5,14 @@ from __future__ import annotations
 import itertools
 import time
 
-import pytest
-
 from tests.browser.conftest import screenshot
+from tests.conftest import HANG_GUARD_S
 
-pytestmark = pytest.mark.timeout(600)
+# Every wait below returns as soon as its condition holds; its limit only guards against a
+# hang (a busy machine makes the page slower, not wrong). The model's work is bounded by
+# tokens: a tiny budget and short utterances.
+STEP_GUARD_S = 300
+STEP_GUARD_MS = STEP_GUARD_S * 1000
 
 
 def set_number(page, elem_id: str, value: float) -> None:
@@ -32,8 +35,8 @@ def sentences(page) -> int:
     return page.locator("#transcript .sentence").count()
 
 
-def wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
+def wait_for(predicate, what: str, guard: float = STEP_GUARD_S) -> None:
+    deadline = time.monotonic() + guard
     while time.monotonic() < deadline:
         if predicate():
             return
@@ -51,7 +54,7 @@ def test_a_scripted_debate_arrives_one_sentence_at_a_time_and_ends(page):
     set_number(page, "budget-setting", 150)
     page.click("#start")
     seen = []
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + STEP_GUARD_S
     while time.monotonic() < deadline and not page.locator("#result .final").count():
         seen.append(sentences(page))
         time.sleep(0.25)
@@ -64,7 +67,7 @@ def test_a_scripted_debate_arrives_one_sentence_at_a_time_and_ends(page):
     assert page.locator("#transcript .cut").count() >= 1  # an interruption is visibly cut
     assert page.locator("#transcript .silence").count() >= 1
     page.check("#show-discarded input")
-    wait_for(lambda: page.locator("#transcript .discarded").count() > 0, 10, "discarded sentences")
+    wait_for(lambda: page.locator("#transcript .discarded").count() > 0, "discarded sentences")
     screenshot(page, "live-scripted")
 
 
@@ -75,31 +78,35 @@ def test_a_human_interrupts_an_ai_and_nothing_they_type_runs(page):
     set_number(page, "pace", 0.2)
     page.click("#start")
     # the initial answer
-    page.wait_for_selector("#seat-prompt:has-text('Before the debate')", timeout=30_000)
-    choose(page, "seat-answer", "B")
+    page.wait_for_selector("#seat-prompt:has-text('Before the debate')", timeout=STEP_GUARD_MS)
+    # the seat's form is drawn from the request's fields: the answer is the first choice field
+    assert "Your answer" in page.locator("#seat-choice-0").inner_text()
+    page.locator("#seat-choice-0 label:has-text('B')").click()
     page.click("#seat-submit")
     # listen while Alex starts, then interrupt as soon as he is speaking
     for _ in range(10):
-        page.wait_for_selector("#seat-prompt:has-text('your move')", timeout=30_000)
-        if page.locator("#seat-action label:has-text('interrupt')").count():
+        page.wait_for_selector("#seat-prompt:has-text('your move')", timeout=STEP_GUARD_MS)
+        if page.locator("#seat-choice-0 label:has-text('interrupt')").count():
             break
         page.click("#seat-submit")  # listen
         time.sleep(0.6)
-    page.locator("#seat-action label:has-text('interrupt')").click()
-    set_number(page, "seat-urgency", 9)
+    assert "Action" in page.locator("#seat-choice-0").inner_text()
+    assert "Urgency" in page.locator("#seat-integer-0").inner_text()
+    page.locator("#seat-choice-0 label:has-text('interrupt')").click()
+    set_number(page, "seat-integer-0", 9)
     page.click("#seat-submit")
-    page.wait_for_selector("#seat-prompt:has-text('You have the floor')", timeout=30_000)
+    page.wait_for_selector("#seat-prompt:has-text('You have the floor')", timeout=STEP_GUARD_MS)
     # an empty message is refused politely
     page.click("#seat-submit")
-    wait_for(lambda: "empty" in page.locator("#seat-message").inner_text(), 10, "the empty-message refusal")
+    wait_for(lambda: "empty" in page.locator("#seat-message").inner_text(), "the empty-message refusal")
     hostile = (
         "Wait, that is wrong. <script>window.__xss = 1</script> Nitrogen is 78 percent. "
         '<img src=x onerror="window.__xss = 2"> So it is B.'
     )
-    page.locator("#seat-text textarea").fill(hostile)
+    page.locator("#seat-text-0 textarea").fill(hostile)
     page.click("#seat-submit")
-    wait_for(lambda: page.locator("#transcript .cut").count() >= 1, 30, "the AI being cut off")
-    wait_for(lambda: "So it is B." in page.locator("#transcript").inner_text(), 60, "the human's last sentence")
+    wait_for(lambda: page.locator("#transcript .cut").count() >= 1, "the AI being cut off")
+    wait_for(lambda: "So it is B." in page.locator("#transcript").inner_text(), "the human's last sentence")
     text = page.locator("#transcript").inner_text()
     assert "<script>window.__xss = 1</script>" in text  # shown as text
     assert 'onerror="window.__xss = 2"' in text
@@ -107,7 +114,7 @@ def test_a_human_interrupts_an_ai_and_nothing_they_type_runs(page):
     assert page.locator("#transcript img").count() == 0
     assert "cut off by Jenny" in text
     page.check("#show-discarded input")
-    wait_for(lambda: page.locator("#transcript .discarded").count() >= 1, 10, "Alex's discarded sentences")
+    wait_for(lambda: page.locator("#transcript .discarded").count() >= 1, "Alex's discarded sentences")
     screenshot(page, "live-human-seat")
     page.click("#stop")
 
@@ -118,34 +125,34 @@ def test_replay_opens_a_stored_debate_and_plays_it_back(page):
     ).click()
     choose(page, "replay-status", "finished")
     page.click("#replay-refresh")
-    wait_for(lambda: page.locator("#replay-list").inner_text().count("finished") >= 1, 20, "the debate list")
+    wait_for(lambda: page.locator("#replay-list").inner_text().count("finished") >= 1, "the debate list")
     assert "aborted" not in page.locator("#replay-list").inner_text()  # the status filter applies
     page.click("#replay-open")
-    wait_for(lambda: page.locator("#replay-transcript .sentence").count() > 5, 20, "the replayed transcript")
+    wait_for(lambda: page.locator("#replay-transcript .sentence").count() > 5, "the replayed transcript")
     full = page.locator("#replay-transcript .sentence").count()
     assert "Final answer" in page.locator("#replay-result").inner_text()
     set_number(page, "replay-turn", 4)
-    wait_for(lambda: 0 < page.locator("#replay-transcript .sentence").count() < full, 20, "an earlier turn")
+    wait_for(lambda: 0 < page.locator("#replay-transcript .sentence").count() < full, "an earlier turn")
     screenshot(page, "replay")
     page.click("#replay-export-json")
-    wait_for(lambda: ".json" in page.locator("#replay-files").inner_text(), 20, "the JSON download")
+    wait_for(lambda: ".json" in page.locator("#replay-files").inner_text(), "the JSON download")
 
 
 def test_the_analysis_tab_shows_a_studys_tables_and_figures(page):
     page.get_by_role("tab", name="Analysis").click()
-    wait_for(lambda: "browser-study" in page.locator("#analysis-choice input").input_value(), 20, "the experiment")
+    wait_for(lambda: "browser-study" in page.locator("#analysis-choice input").input_value(), "the experiment")
     page.click("#analysis-show")
-    wait_for(lambda: "Tables V and VI" in page.locator("#analysis-summary").inner_text(), 30, "the tables")
+    wait_for(lambda: "Tables V and VI" in page.locator("#analysis-summary").inner_text(), "the tables")
     summary = page.locator("#analysis-summary").inner_text()
     assert "Fixed order" in summary and "95% CI" in summary and "scripted-study" in summary
-    wait_for(lambda: page.locator(".js-plotly-plot").count() >= 11, 30, "the figures")
+    wait_for(lambda: page.locator(".js-plotly-plot").count() >= 11, "the figures")
     assert page.get_by_text("Figure 9.", exact=False).count() >= 1
     table = page.locator("#analysis-debates")
-    wait_for(lambda: table.inner_text().count("Proposed (interruptible)") == 2 * 2, 20, "the debate list")
+    wait_for(lambda: table.inner_text().count("Proposed (interruptible)") == 2 * 2, "the debate list")
     assert table.inner_text().count("Fixed order") == 2 * 2  # two questions x two settings
     screenshot(page, "analysis")
     page.click("#analysis-download")
-    wait_for(lambda: ".zip" in page.locator("#analysis-files").inner_text(), 60, "the report download")
+    wait_for(lambda: ".zip" in page.locator("#analysis-files").inner_text(), "the report download")
 
 
 def test_a_short_debate_on_the_embedded_model(page):
@@ -156,7 +163,7 @@ def test_a_short_debate_on_the_embedded_model(page):
     set_number(page, "utterance-tokens", 24)
     page.click("#start")
     try:
-        wait_for(lambda: page.locator("#result .final").count() > 0, 420, "the embedded model's debate to end")
+        wait_for(lambda: page.locator("#result .final").count() > 0, "the embedded model's debate to end", HANG_GUARD_S)
     except AssertionError:
         page.click("#stop")  # do not leave the model running in the app for the tests that follow
         raise

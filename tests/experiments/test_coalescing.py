@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 
 from debate_core import Debate, ScriptedBackend
-from debate_core.backends.demo import DemoScript, demo_config
+from debate_core.backends.coalescing import CoalescingBackend
 from debate_core.errors import BackendError
-from experiments.coalescing import CoalescingBackend
+from debate_core.protocols.kimura.demo import DemoScript, demo_config
 
 
 class Router:

@@ -77,7 +77,7 @@ def test_the_pool_is_generated_by_the_model_stored_and_filtered(store: Store) ->
     backend = backend_for(qs)
     summary = StudyRunner(spec(questions=6, conditions=(Condition.FIXED,)), store, backend, questions=qs).run()
 
-    pool_requests = [r for r in backend.requests if r.kind.value == "initial_answer"]
+    pool_requests = [r for r in backend.requests if r.kind == "initial_answer"]
     assert len(pool_requests) == 30  # five samples for each of the six questions
     assert (summary.pool.examined, summary.pool.usable) == (6, 4)  # asked for 6, only 4 have both sides
     record = store.experiments.get("toy")
@@ -155,7 +155,7 @@ def test_stop_ends_running_debates_and_a_rerun_completes_them(store: Store) -> N
     script = StudyScript({q.text: q.answer for q in qs})
 
     def slow(request):
-        if request.kind.value == "plan" and request.turn >= 2:
+        if request.kind == "plan" and request.turn >= 2:
             gate.wait(timeout=5)
         return script(request)
 
@@ -195,7 +195,7 @@ def test_a_low_threshold_keeps_only_questions_that_can_realise_the_settings(stor
     calls = {"n": 0}
 
     def one_right(request):  # of five samples, only the first is correct
-        if request.kind.value != "initial_answer":
+        if request.kind != "initial_answer":
             return script(request)
         calls["n"] += 1
         correct = next(q.answer for q in qs if q.text in request.messages[-1].content)

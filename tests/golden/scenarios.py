@@ -6,7 +6,9 @@ counting clock, so its events are reproducible to the byte except for measured d
 
 ``tests/golden/*.jsonl`` hold the streams as the engine wrote them at schema version 1
 (commit "Golden event streams"). ``test_golden`` runs the same scenarios on today's engine
-and checks that nothing changed but what the schema upgrade documents.
+and checks that nothing changed but what the schema upgrade documents. The scenarios
+drive the engine through its public API of today (the person in ``human`` answers
+through ``HumanChannel.submit`` with the very values the schema-1 helpers took).
 
 Run ``python -m tests.golden.scenarios --write`` only to record new golden files on purpose.
 """
@@ -22,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from debate_core import AgentSpec, Debate, HumanChannel, HumanSeat, SeatKind
-from debate_core.backends.demo import demo_backend, demo_config
 from debate_core.errors import BackendError
+from debate_core.protocols.kimura.demo import demo_backend, demo_config
 from tests.conftest import QUESTION, SentenceSplitter, build_script_backend, make_config
 
 HERE = Path(__file__).resolve().parent
@@ -86,7 +88,7 @@ def condition_scenario(condition: str) -> Callable[[], list[Any]]:
 
 def demo() -> list[Any]:
     config = demo_config(condition="interruptible", seed=1)
-    from debate_core.segmentation import default_segmenter
+    from debate_core.kernel.sentences import default_sentence_chunker as default_segmenter
 
     return _debate(config, demo_backend(config), "demo", segmenter=default_segmenter()).run()
 
@@ -125,7 +127,7 @@ def stop_mid_debate() -> list[Any]:
     events = []
     for event in debate.events():
         events.append(event)
-        if event.type == "sentence_disclosed" and event.turn == 2:
+        if event.type == "unit_disclosed" and event.turn == 2:
             debate.stop()
     return events
 
@@ -141,19 +143,19 @@ def _human_plays(channel: HumanChannel, done: threading.Event) -> None:
         if request is None or request.request_id in seen:
             continue
         seen.add(request.request_id)
-        kind = str(request.type)
-        if kind == "initial_answer":
-            channel.submit_initial(request.request_id, "b", "I know my Greek.")
-        elif kind == "plan":
+        if request.kind == "initial_answer":
+            channel.submit(request.request_id, {"answer": "b", "reason": "I know my Greek."})
+        elif request.kind == "plan":
             turn = request.view.turn
             if turn == 2:
-                channel.submit_plan(
-                    request.request_id, action="interrupt", urgency=9, answer="B", purpose="correct it", thought="no"
+                channel.submit(
+                    request.request_id,
+                    {"action": "interrupt", "urgency": 9, "answer": "B", "purpose": "correct it", "thought": "no"},
                 )
             else:
-                channel.submit_plan(request.request_id, action="listen", urgency=turn % 10, answer=None)
+                channel.submit(request.request_id, {"action": "listen", "urgency": turn % 10, "answer": None})
         else:
-            channel.submit_utterance(request.request_id, "Stop. <b>Beta</b> is second! Alpha is first.")
+            channel.submit(request.request_id, {"text": "Stop. <b>Beta</b> is second! Alpha is first."})
 
 
 def human_seat() -> list[Any]:
@@ -199,6 +201,32 @@ SCENARIOS: dict[str, Callable[[], list[Any]]] = {
     "human": human_seat,
     "human-absent": human_absent,
 }
+
+
+PROMPTED = ("interruptible", "fixed", "human-absent")
+
+
+def prompts_of(name: str) -> list[Any]:
+    """Every prompt scenario ``name`` sends (plans per turn, then utterances), recorded with ``record_prompts``."""
+    global _debate
+    plain = _debate
+
+    def recording(config: Any, backend: Any, label: str, **kwargs: Any) -> Debate:
+        return plain(config.model_copy(update={"record_prompts": True}), backend, label, **kwargs)
+
+    _debate = recording
+    try:
+        events = SCENARIOS[name]()
+    finally:
+        _debate = plain
+    found: list[Any] = []
+    for event in events:
+        data = event.model_dump(mode="json")
+        if event.type == "plans_made":
+            found.append([plan["generation"]["prompt"] for plan in data["plans"]])
+        elif event.type == "utterance_generated":
+            found.append(data["generation"]["prompt"])
+    return found
 
 
 def dumps(events: list[Any]) -> list[dict[str, Any]]:

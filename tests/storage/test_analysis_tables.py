@@ -15,7 +15,7 @@ from debate_core.events import (
     InitialAnswersGiven,
     Interrupted,
     PlansMade,
-    SentenceDisclosed,
+    UnitDisclosed,
     UtteranceCompleted,
     UtteranceGenerated,
 )
@@ -96,7 +96,7 @@ def test_utterances_account_for_every_sentence(store: Store, debate: list[Event]
         assert (row.speaker, row.turn, row.text) == (event.speaker, event.turn, event.text)
         assert row.sentences == list(event.units)
         assert row.interrupting == event.interrupting
-        disclosed = [d.text for d in of_type(debate, SentenceDisclosed) if d.utterance_id == event.utterance_id]
+        disclosed = [d.text for d in of_type(debate, UnitDisclosed) if d.utterance_id == event.utterance_id]
         assert row.disclosed_count == len(disclosed)
         assert row.sentences[: row.disclosed_count] == disclosed
         if event.utterance_id in interruptions:
@@ -147,7 +147,7 @@ def test_disclosures_equal_the_sentence_disclosed_events(store: Store, debate: l
             e.public_tokens,
             e.interrupting,
         )
-        for e in of_type(debate, SentenceDisclosed)
+        for e in of_type(debate, UnitDisclosed)
     ]
     assert any(r.interrupting for r in rows)
 
@@ -186,10 +186,10 @@ def test_csv_export_has_a_header_and_one_row_per_plan_and_disclosure(
         assert sorted((int(r["seq"]), r["agent"], r["action"]) for r in mine) == sorted(expected)
         told = [row for row in disclosures if row["debate_id"] == debate_id]
         assert [(int(r["seq"]), r["speaker"], r["text"], int(r["tokens"])) for r in told] == [
-            (e.seq, e.speaker, e.text, e.tokens) for e in of_type(events, SentenceDisclosed)
+            (e.seq, e.speaker, e.text, e.tokens) for e in of_type(events, UnitDisclosed)
         ]
     assert len(plans) == sum(len(e.plans) for ev in (debate, other) for e in of_type(ev, PlansMade))
-    assert len(disclosures) == sum(len(of_type(ev, SentenceDisclosed)) for ev in (debate, other))
+    assert len(disclosures) == sum(len(of_type(ev, UnitDisclosed)) for ev in (debate, other))
 
 
 def test_csv_export_of_only_some_debates_leaves_the_others_out(

@@ -6,9 +6,9 @@ import threading
 import time
 
 from debate_core import Debate, ScriptedBackend
-from debate_core.backends.base import GenerationRequest, RequestKind
-from debate_core.backends.demo import DemoScript, demo_config
+from debate_core.backends.base import GenerationRequest
 from debate_core.events import Event
+from debate_core.protocols.kimura.demo import DemoScript, demo_config
 from storage import Store
 from tests.conftest import SentenceSplitter
 
@@ -75,7 +75,7 @@ def test_a_slow_model_in_one_debate_does_not_stall_recording_of_the_others(store
     waiting, release = threading.Event(), threading.Event()
 
     def respond(request: GenerationRequest) -> str:
-        if request.kind is RequestKind.PLAN and request.turn == 3 and not waiting.is_set():
+        if request.kind == "plan" and request.turn == 3 and not waiting.is_set():
             waiting.set()  # mid-turn: this turn's disclosure is recorded, its plans are not
             release.wait(timeout=JOIN_TIMEOUT_S)
         return script.reply(request)

@@ -15,7 +15,7 @@ from pathlib import Path
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from debate_core.events import DebateStarted, PlansMade, SentenceDisclosed
+from debate_core.events import DebateStarted, PlansMade, UnitDisclosed
 from storage import Store
 from storage.models import DebateRow, DisclosureRow, PlanRow
 from tests.conftest import of_type
@@ -29,7 +29,7 @@ DEADLINE_S = 40.0
 CHILD = r"""
 import pathlib, sys, time
 from debate_core import Debate, ScriptedBackend
-from debate_core.backends.demo import DemoScript, demo_config
+from debate_core.protocols.kimura.demo import DemoScript, demo_config
 from storage import Store
 from tests.conftest import SentenceSplitter
 
@@ -120,7 +120,7 @@ def test_a_debate_killed_mid_run_keeps_every_committed_turn_and_is_marked_incomp
         assert sorted((p.seq, p.agent) for p in plans) == sorted(
             (e.seq, r.agent) for e in of_type(events, PlansMade) for r in e.plans
         )
-        assert sorted(d.seq for d in disclosures) == [e.seq for e in of_type(events, SentenceDisclosed)]
+        assert sorted(d.seq for d in disclosures) == [e.seq for e in of_type(events, UnitDisclosed)]
 
         # the stored prefix is still a usable transcript
         exported = store.export_json(debate_id, tmp_path / "partial.json")

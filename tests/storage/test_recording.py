@@ -6,10 +6,10 @@ import pytest
 from sqlalchemy import text
 
 from debate_core import Debate, ScriptedBackend
-from debate_core.backends.base import GenerationRequest, RequestKind
-from debate_core.backends.demo import DemoScript, demo_backend, demo_config
+from debate_core.backends.base import GenerationRequest
 from debate_core.errors import BackendError
 from debate_core.events import DebateEnded, DebateStarted, EndReason, PlansMade
+from debate_core.protocols.kimura.demo import DemoScript, demo_backend, demo_config
 from storage import Store
 from tests.conftest import SentenceSplitter, make_config, of_type
 from tests.storage.helpers import failing_script, row_counts
@@ -80,7 +80,7 @@ def test_an_exception_inside_the_engine_marks_the_debate_failed_and_keeps_what_w
     script = DemoScript(config)
 
     def respond(request: GenerationRequest) -> str:
-        if request.kind is RequestKind.PLAN and request.turn == 4:
+        if request.kind == "plan" and request.turn == 4:
             raise RuntimeError("the responder broke")
         return script.reply(request)
 

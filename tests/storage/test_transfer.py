@@ -14,9 +14,9 @@ from sqlalchemy.orm import Session
 
 import storage.transfer
 from debate_core import Debate, ScriptedBackend
-from debate_core.backends.demo import demo_backend, demo_config
 from debate_core.errors import BackendError
 from debate_core.events import DebateEnded, PlansMade
+from debate_core.protocols.kimura.demo import demo_backend, demo_config
 from storage import Store, TranscriptError
 from storage.models import DisclosureRow, InitialAnswerRow, ParticipantRow, PlanRow, UtteranceRow
 from tests.conftest import SentenceSplitter, make_config
@@ -70,7 +70,7 @@ def _set(path: tuple[Any, ...], value: Any) -> Callable[[Document], Document]:
 
 def _in_sentence(change: Callable[[dict[str, Any]], None]) -> Callable[[Document], Document]:
     def mutate(document: Document) -> Document:
-        change(document["events"][_index_of(document, "sentence_disclosed")])
+        change(document["events"][_index_of(document, "unit_disclosed")])
         return document
 
     return mutate
@@ -106,7 +106,7 @@ BAD_DOCUMENTS: dict[str, tuple[Callable[[Document], Any], str]] = {
     "wrong format": (_set(("format",), "some-other-app"), "not a transcript of this application"),
     "no format": (_delete("format"), "not a transcript of this application"),
     "schema_version 0": (_set(("schema_version",), 0), "schema_version 0 is not supported"),
-    "schema_version 2": (_set(("schema_version",), 2), "schema_version 2 is not supported"),
+    "schema_version 3": (_set(("schema_version",), 3), "schema_version 3 is not supported"),
     "schema_version '1'": (_set(("schema_version",), "1"), "schema_version '1' is not supported"),
     "no schema_version": (_delete("schema_version"), "schema_version None is not supported"),
     "no events": (_delete("events"), "events must be a non-empty list"),
@@ -114,15 +114,15 @@ BAD_DOCUMENTS: dict[str, tuple[Callable[[Document], Any], str]] = {
     "events an object": (_set(("events",), {"0": {}}), "events must be a non-empty list"),
     "turn not a number": (
         _in_sentence(lambda e: e.update(turn="three")),
-        "is not a valid event: sentence_disclosed.turn: Input should be a valid integer",
+        "is not a valid event: unit_disclosed.turn: Input should be a valid integer",
     ),
     "missing field": (
         _in_sentence(lambda e: e.pop("speaker")),
-        "is not a valid event: sentence_disclosed.speaker: Field required",
+        "is not a valid event: unit_disclosed.speaker: Field required",
     ),
     "unknown field": (
         _in_sentence(lambda e: e.update(secret="x")),
-        "sentence_disclosed.secret: Extra inputs",
+        "unit_disclosed.secret: Extra inputs",
     ),
     "unknown event type": (
         _in_sentence(lambda e: e.update(type="telepathy")),
@@ -262,7 +262,7 @@ def test_export_then_import_into_another_store_gives_the_same_debate(
     document = json.loads(path.read_text(encoding="utf-8"))
     assert (document["format"], document["schema_version"], document["debate_id"]) == (
         "interruptible-debate",
-        1,
+        2,
         debate_id,
     )
 

@@ -1,0 +1,84 @@
+"""One way to build a backend by name, for the terminal, the web app and the study harness.
+
+What it does: ``make_backend(BackendSpec(kind, model, ...), config)`` returns
+a backend:
+
+* ``scripted``: the configured protocol's scripted demo (no model; see
+  ``Protocol.demo_responder``), or a given ``responder``;
+* ``transformers``: a local Hugging Face model (``hf.TransformersBackend``;
+  ``model`` None is the embedded SmolLM2-135M), imported only now;
+* any name an installed package registers in the entry-point group
+  ``interruptible_debate.backends`` (a callable ``(spec, config) -> Backend``).
+
+What it does not do: load a model (backends load lazily, on first use).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any
+
+from debate_core.backends.base import Backend
+from debate_core.backends.scripted import Responder, ScriptedBackend
+from debate_core.config import DebateConfig
+from debate_core.errors import ConfigError
+
+ENTRY_POINT_GROUP = "interruptible_debate.backends"
+BUILT_IN = ("scripted", "transformers")
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """Which backend, and its per-backend options."""
+
+    kind: str = "transformers"
+    model: str | None = None
+    device: str | None = None
+    dtype: str | None = None
+    quantization: str | None = None
+    prefix_reuse: bool = True
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+def backend_kinds() -> tuple[str, ...]:
+    """The built-in kinds and every installed plug-in's."""
+    return (*BUILT_IN, *sorted(e.name for e in entry_points(group=ENTRY_POINT_GROUP) if e.name not in BUILT_IN))
+
+
+def make_backend(
+    spec: BackendSpec, config: DebateConfig | None = None, *, responder: Responder | None = None
+) -> Backend:
+    """The backend ``spec`` names (see the module docstring); raises ``ConfigError``."""
+    if spec.kind == "scripted":
+        if spec.model or spec.device or spec.dtype or spec.quantization:
+            raise ConfigError("a model, device, dtype or quantization needs a model backend, not the scripted one")
+        if responder is None:
+            if config is None:
+                raise ConfigError("the scripted backend needs the debate's configuration (or a responder)")
+            from debate_core.protocols.registry import protocol_class
+
+            responder = protocol_class(config.protocol).demo_responder(config)
+            if responder is None:
+                raise ConfigError(f"protocol {config.protocol} has no scripted demo; choose a model backend")
+            return ScriptedBackend(responder, model_id="scripted-demo")
+        return ScriptedBackend(responder, model_id="scripted")
+    if spec.kind == "transformers":
+        from debate_core.backends.hf import TransformersBackend
+
+        return TransformersBackend(
+            spec.model,
+            device=spec.device,
+            dtype=spec.dtype,
+            quantization=spec.quantization,
+            prefix_reuse=spec.prefix_reuse,
+            **dict(spec.options),
+        )
+    found = [e for e in entry_points(group=ENTRY_POINT_GROUP) if e.name == spec.kind]
+    if not found:
+        raise ConfigError(f"unknown backend {spec.kind!r} (available: {', '.join(backend_kinds())})")
+    backend = found[0].load()(spec, config)
+    if not isinstance(backend, Backend):
+        raise ConfigError(f"backend plug-in {spec.kind} returned a {type(backend).__name__}, not a Backend")
+    return backend

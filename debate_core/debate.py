@@ -1,0 +1,140 @@
+"""A debate: a protocol running over the kernel's table, as a generator of events.
+
+What it does: ``Debate(config, backend).events()`` resolves the configured
+protocol (``protocols.registry``: its variant and parameters, defaults filled
+in), assigns roles, checks that the backends provide what the protocol needs
+(a ``CapabilityError`` before anything runs, e.g. "protocol sid needs
+per-token statistics ... backend X lacks it"), builds the seats and the
+``Table``, yields ``DebateStarted``, and then every event of
+``protocol.run(table)``. ``stop()`` from any thread ends it promptly (see
+``Table.stop``). A ``BackendError`` ends it too: a ``DebateEnded`` event with
+reason ``error`` is yielded first, then the error is re-raised.
+
+``backend`` is one backend for every seat, or a ``BackendRouter`` that gives
+agents or roles their own models. ``forced`` fixes listener decisions at
+``(listener, utterance_id, unit_index)`` points: with the same configuration
+the debate replays identically up to the first of them and branches there
+(tree-sampled training data for a learned interruption policy).
+
+What it does not do: print, persist, or render. Consumers do that with events.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+
+from debate_core import __version__
+from debate_core.backends.base import Backend
+from debate_core.backends.router import BackendRouter
+from debate_core.config import DebateConfig, SeatKind
+from debate_core.errors import BackendError, CapabilityError
+from debate_core.events.codec import Event
+from debate_core.events.records import EndReason
+from debate_core.events.types import DebateEnded, DebateStarted
+from debate_core.kernel.chunkers import Chunker
+from debate_core.kernel.seats import Seat, build_seats
+from debate_core.kernel.sentences import default_sentence_chunker
+from debate_core.kernel.table import DebateStopped, Table
+from debate_core.log import logger
+from debate_core.protocols.base import Protocol
+from debate_core.protocols.registry import resolve
+
+
+class Debate:
+    """One debate. Iterate ``events()`` (once) to run it; ``stop()`` from any thread."""
+
+    def __init__(
+        self,
+        config: DebateConfig,
+        backend: Backend | BackendRouter,
+        *,
+        seats: Mapping[str, Seat] | None = None,
+        segmenter: Chunker | None = None,
+        debate_id: str | None = None,
+        clock: Callable[[], float] = time.time,
+        forced: Mapping[tuple[str, int, int], bool] | None = None,
+    ) -> None:
+        resolved, self.protocol = resolve(config)
+        roles = self.protocol.assign_roles(resolved)
+        if roles:
+            agents = tuple(a.model_copy(update={"role": roles[a.name]}) for a in resolved.agents)
+            resolved = resolved.model_copy(update={"agents": agents})
+        self.config = resolved
+        self.router = backend if isinstance(backend, BackendRouter) else BackendRouter(backend)
+        self.debate_id = debate_id or uuid.uuid4().hex
+        self._check_requirements(self.protocol, roles)
+        self.seats = build_seats(self.config, seats or {}, self.debate_id)
+        self.table = Table(
+            self.config,
+            self.router,
+            self.seats,
+            debate_id=self.debate_id,
+            sentences=segmenter or default_sentence_chunker(),
+            roles=roles,
+            clock=clock,
+            forced=forced,
+        )
+        self._started = False
+
+    @property
+    def backend(self) -> Backend:
+        """The default backend (the one that counts public tokens)."""
+        return self.router.default
+
+    def _check_requirements(self, protocol: Protocol, roles: Mapping[str, str]) -> None:
+        for requirement in protocol.requirements():
+            for agent in self.config.agents:
+                role = roles.get(agent.name)
+                if agent.seat is SeatKind.HUMAN or (requirement.roles and role not in requirement.roles):
+                    continue
+                backend = self.router.backend_for(agent.name, role)
+                if requirement.capability not in backend.capabilities:
+                    raise CapabilityError(
+                        f"protocol {protocol.name} needs {requirement.capability.description} "
+                        f"({requirement.why}); backend {backend.model_id} does not provide it"
+                    )
+
+    def stop(self) -> None:
+        """End the debate promptly (thread-safe); it ends with reason ``stopped``."""
+        self.table.stop()
+
+    def __iter__(self) -> Iterator[Event]:
+        return self.events()
+
+    def run(self) -> list[Event]:
+        """Run to the end and return every event (convenience for scripts and tests)."""
+        return list(self.events())
+
+    def events(self) -> Iterator[Event]:
+        if self._started:
+            raise RuntimeError("a Debate runs once; create a new Debate to run again")
+        self._started = True
+        table, protocol = self.table, self.protocol
+        yield table.emit(
+            DebateStarted,
+            debate_id=self.debate_id,
+            config=self.config,
+            protocol=protocol.label,
+            model_id=self.router.model_id,
+            segmenter=protocol.unit_name(table),
+            engine_version=__version__,
+        )
+        ended = False
+        try:
+            for event in protocol.run(table):
+                ended = isinstance(event, DebateEnded)
+                yield event
+                if ended:
+                    return
+            raise RuntimeError(f"protocol {protocol.name} returned without finishing the debate")
+        except DebateStopped:
+            yield table.finish(EndReason.STOPPED, protocol.conclude(table, EndReason.STOPPED))
+        except BackendError as error:
+            logger.error("debate %s failed: %s", self.debate_id, error)
+            if not ended:
+                yield table.finish(EndReason.ERROR, protocol.conclude(table, EndReason.ERROR), error=str(error))
+            raise
+        finally:
+            self.router.release(self.debate_id)

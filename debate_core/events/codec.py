@@ -1,0 +1,154 @@
+"""Events as plain data: the tagged union, dicts, JSON lines, and reading schema 1.
+
+What it does: ``Event`` is the tagged union of every event class (by its
+``type``), ``EVENT_TYPES`` maps each ``type`` to its class (consumers are
+checked against it, so a new event cannot be dropped silently), and
+``event_to_dict`` / ``event_from_dict`` / ``write_jsonl`` / ``read_jsonl``
+convert losslessly.
+
+Reading older streams: ``event_from_dict`` accepts events written at schema
+version 1 (before the protocol kernel) and upgrades them: the event type
+``sentence_disclosed`` is now ``unit_disclosed``, ``debate_started`` gets
+``schema_version`` 2, and every field added since has a default (a version-1
+configuration is a ``kimura`` debate whose variant is its condition).
+
+What it does not do: decide anything, or write files other than JSON lines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from debate_core.events.types import (
+    EVENT_SCHEMA_VERSION,
+    ActionComposed,
+    AnalysisMade,
+    AnswersUpdated,
+    ContextCompressed,
+    DebateEnded,
+    DebateStarted,
+    InitialAnswersGiven,
+    Interrupted,
+    Intervention,
+    ListenerDecision,
+    PhaseStarted,
+    PlansMade,
+    SignalsMeasured,
+    SilentTurn,
+    SpeakerSelected,
+    UnitDisclosed,
+    UtteranceCompleted,
+    UtteranceGenerated,
+    UtteranceResumed,
+    UtteranceRevised,
+)
+
+Event = Annotated[
+    DebateStarted
+    | PhaseStarted
+    | InitialAnswersGiven
+    | PlansMade
+    | AnswersUpdated
+    | SpeakerSelected
+    | Interrupted
+    | UtteranceGenerated
+    | UnitDisclosed
+    | UtteranceCompleted
+    | SilentTurn
+    | UtteranceResumed
+    | UtteranceRevised
+    | ListenerDecision
+    | Intervention
+    | SignalsMeasured
+    | ContextCompressed
+    | AnalysisMade
+    | ActionComposed
+    | DebateEnded,
+    Field(discriminator="type"),
+]
+
+EVENT_CLASSES: tuple[type[BaseModel], ...] = (
+    DebateStarted,
+    PhaseStarted,
+    InitialAnswersGiven,
+    PlansMade,
+    AnswersUpdated,
+    SpeakerSelected,
+    Interrupted,
+    UtteranceGenerated,
+    UnitDisclosed,
+    UtteranceCompleted,
+    SilentTurn,
+    UtteranceResumed,
+    UtteranceRevised,
+    ListenerDecision,
+    Intervention,
+    SignalsMeasured,
+    ContextCompressed,
+    AnalysisMade,
+    ActionComposed,
+    DebateEnded,
+)
+EVENT_TYPES: dict[str, type[BaseModel]] = {cls.model_fields["type"].default: cls for cls in EVENT_CLASSES}
+
+# Event types renamed since schema version 1: old name -> current name.
+RENAMED_TYPES = {"sentence_disclosed": "unit_disclosed"}
+
+_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def upgrade(data: Any) -> Any:
+    """A schema-1 event dict in today's shape (anything else is returned as it is)."""
+    if not isinstance(data, dict):
+        return data
+    kind = data.get("type")
+    if isinstance(kind, str) and kind in RENAMED_TYPES:
+        data = {**data, "type": RENAMED_TYPES[kind]}
+    if kind == "debate_started" and data.get("schema_version", 1) == 1:
+        data = {**data, "schema_version": EVENT_SCHEMA_VERSION}
+    return data
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict; ``event_from_dict`` gives back an equal event."""
+    return event.model_dump(mode="json")
+
+
+def event_from_dict(data: Any) -> Event:
+    """Validate a dict (e.g. from JSON) into the matching event class, upgrading schema 1.
+
+    Raises ``pydantic.ValidationError`` with the offending field for anything
+    that is not a well-formed event.
+    """
+    return _ADAPTER.validate_python(upgrade(data))
+
+
+def event_to_json(event: Event) -> str:
+    return event.model_dump_json()
+
+
+def write_jsonl(events: Iterable[Event], path: str | Path) -> int:
+    """Write events one JSON object per line; returns how many were written."""
+    count = 0
+    with open(path, "w", encoding="utf-8") as handle:
+        for event in events:
+            handle.write(event_to_json(event) + "\n")
+            count += 1
+    return count
+
+
+def read_jsonl(path: str | Path) -> Iterator[Event]:
+    """Read events written by ``write_jsonl`` (or the CLI's ``--events-jsonl``), any schema version."""
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield event_from_dict(json.loads(line))
+            except (json.JSONDecodeError, ValueError) as error:
+                raise ValueError(f"{path}:{number}: not a debate event: {error}") from error

@@ -1,0 +1,407 @@
+"""Every event a debate can emit, one frozen pydantic model each.
+
+What it does: defines the event classes. Every event carries ``seq`` (0, 1, 2,
+... within a debate), ``turn`` (0 is the set-up before the first disclosure),
+``public_tokens`` (the cumulative public token count *after* the event) and
+``at`` (wall-clock seconds since the epoch). Their shapes are general; each
+protocol uses the ones it needs (see ``docs/events.md`` for who emits what):
+
+* the debate's frame: ``DebateStarted``, ``PhaseStarted``, ``DebateEnded``;
+* answers: ``InitialAnswersGiven``, ``PlansMade``, ``AnswersUpdated``;
+* the floor: ``SpeakerSelected``, ``UtteranceGenerated``, ``UnitDisclosed``,
+  ``UtteranceCompleted``, ``SilentTurn``, ``Interrupted``,
+  ``UtteranceResumed``, ``UtteranceRevised``;
+* listening and intervening: ``ListenerDecision``, ``Intervention``;
+* reflection: ``SignalsMeasured``, ``ContextCompressed``, ``AnalysisMade``,
+  ``ActionComposed``.
+
+Events never hold undisclosed text where agents could see it: the kernel
+keeps the queue; ``UtteranceGenerated``, ``Interrupted`` and
+``UtteranceRevised`` record the full and the discarded text *for
+researchers*, and views given to agents are built from disclosed units only.
+
+What it does not do: decide anything, or convert to and from JSON (``codec``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from debate_core.config import DebateConfig
+from debate_core.events.records import (
+    Action,
+    AgentAnswer,
+    Candidate,
+    DebateStats,
+    EndReason,
+    GenerationInfo,
+    InitialAnswer,
+    PlanRecord,
+    Record,
+    Source,
+    TokenStats,
+    Vote,
+)
+
+EVENT_SCHEMA_VERSION = 2
+
+
+class _Event(Record):
+    seq: int
+    turn: int
+    public_tokens: int
+    at: float
+
+
+class _Reply(_Event):
+    """Fields of an event that records what a seat (model, person or policy) produced."""
+
+    source: Source = Source.MODEL
+    valid: bool = True
+    error: str | None = None
+    note: str | None = None
+    raw: str | None = None
+    generation: GenerationInfo = GenerationInfo()
+
+
+# -- the frame ------------------------------------------------------------------------------
+
+
+class DebateStarted(_Event):
+    """The debate's full set-up; everything a replay needs to draw the table.
+
+    ``protocol`` names the rule set as its protocol labels it (Kimura's
+    conditions keep their names: ``interruptible``, ``dynamic``, ``fixed``);
+    ``config`` carries the registered protocol, variant and parameters.
+    ``segmenter`` names the disclosure unit (a sentence segmenter, a
+    character rule, ``whole-message``, ...).
+    """
+
+    type: Literal["debate_started"] = "debate_started"
+    debate_id: str
+    config: DebateConfig
+    protocol: str
+    model_id: str
+    segmenter: str
+    engine_version: str
+    schema_version: int = EVENT_SCHEMA_VERSION
+
+
+class PhaseStarted(_Event):
+    """A protocol entered a phase (an opening, a rebuttal, analyse / compose / execute, round k)."""
+
+    type: Literal["phase_started"] = "phase_started"
+    phase: str
+    round: int | None = None
+    detail: str = ""
+
+
+class DebateEnded(_Event):
+    """The end: why, the final answer and how it was decided, and the debate's statistics.
+
+    ``rule`` says how ``final_answer`` was decided (``majority`` of
+    ``answers``, ``single``: one role's answer, ``judge``: a verdict, ...), and
+    ``decided_by`` names the agent whose answer or verdict it is, when one did.
+    ``tie`` lists the answers that shared the most votes when the seeded
+    random choice decided. ``undisclosed`` holds a speaker's queue cut off by
+    the end.
+    """
+
+    type: Literal["debate_ended"] = "debate_ended"
+    reason: EndReason
+    final_answer: str | None
+    votes: tuple[Vote, ...]
+    answers: tuple[AgentAnswer, ...]
+    tie: tuple[str, ...] = ()
+    correct: bool | None = None
+    undisclosed: tuple[str, ...] = ()
+    error: str | None = None
+    stats: DebateStats = DebateStats()
+    rule: str = "majority"
+    decided_by: str | None = None
+
+
+# -- answers ----------------------------------------------------------------------------------
+
+
+class InitialAnswersGiven(_Event):
+    type: Literal["initial_answers"] = "initial_answers"
+    answers: tuple[InitialAnswer, ...]
+
+
+class PlansMade(_Event):
+    """All plans of a turn, plus every agent's current answer.
+
+    ``answers`` lists every agent: planners with their plan's answer, and the
+    speaker that did not plan (its queue was not empty) with its last answer,
+    marked ``carried``. It is the intermediate answer the evaluation tracks.
+    """
+
+    type: Literal["plans_made"] = "plans_made"
+    plans: tuple[PlanRecord, ...]
+    answers: tuple[AgentAnswer, ...]
+    floor_holder: str | None
+    batch_latency_s: float
+
+    def answer_of(self, agent: str) -> str | None:
+        for item in self.answers:
+            if item.agent == agent:
+                return item.answer
+        raise KeyError(agent)
+
+
+class AnswersUpdated(_Event):
+    """Every agent's current answer after something changed them (protocols without plans).
+
+    ``cause`` says what: ``round 2``, ``execute``, ``final``, ...
+    """
+
+    type: Literal["answers_updated"] = "answers_updated"
+    answers: tuple[AgentAnswer, ...]
+    cause: str
+
+    def answer_of(self, agent: str) -> str | None:
+        for item in self.answers:
+            if item.agent == agent:
+                return item.answer
+        raise KeyError(agent)
+
+
+# -- the floor ----------------------------------------------------------------------------------
+
+
+class SpeakerSelected(_Event):
+    """Who takes the floor next, and why.
+
+    ``rule`` is how the protocol chose (``urgency``, ``fixed_order``, ``phase``,
+    ...). ``tie`` lists the agents that shared the highest urgency when the
+    seeded random choice decided; ``interrupts`` names the speaker being cut off.
+    """
+
+    type: Literal["speaker_selected"] = "speaker_selected"
+    speaker: str
+    rule: str
+    urgency: int | None
+    candidates: tuple[Candidate, ...]
+    tie: tuple[str, ...] = ()
+    interrupts: str | None = None
+
+
+class Interrupted(_Event):
+    """A speaker lost the floor with units still queued.
+
+    Without ``suspended`` the queue is discarded for good (``discarded``);
+    with it the utterance waits to be resumed (a point of information) and
+    ``discarded`` lists what is held back for now.
+    """
+
+    type: Literal["interrupted"] = "interrupted"
+    interrupter: str
+    interrupted: str
+    utterance_id: int
+    disclosed_count: int
+    discarded: tuple[str, ...]
+    suspended: bool = False
+
+
+class UtteranceGenerated(_Event):
+    """A speaker's whole utterance, split into the units to disclose.
+
+    For researchers and replay only: agents see units as they are disclosed.
+    An utterance with no units (empty text) gives the floor back; ``error``
+    says why. ``kind`` says what it is within its protocol (``speech``,
+    ``opening``, ``poi_reply``, ``rebuttal``, ...); ``role`` the speaker's role;
+    ``structured`` the parsed content of a structured reply.
+    """
+
+    type: Literal["utterance_generated"] = "utterance_generated"
+    speaker: str
+    utterance_id: int
+    text: str
+    units: tuple[str, ...]
+    interrupting: str | None = None
+    source: Source
+    error: str | None = None
+    raw: str | None = None
+    generation: GenerationInfo = GenerationInfo()
+    role: str | None = None
+    kind: str = "speech"
+    structured: dict[str, Any] | None = None
+
+
+class UnitDisclosed(_Event):
+    """One unit made public: a sentence, a character chunk, a token chunk or a whole message."""
+
+    type: Literal["unit_disclosed"] = "unit_disclosed"
+    speaker: str
+    utterance_id: int
+    index: int
+    total: int
+    text: str
+    tokens: int
+    interrupting: str | None = None
+
+    @property
+    def is_last(self) -> bool:
+        return self.index == self.total - 1
+
+
+class UtteranceCompleted(_Event):
+    """The speaker disclosed its whole utterance without being interrupted."""
+
+    type: Literal["utterance_completed"] = "utterance_completed"
+    speaker: str
+    utterance_id: int
+    units: int
+
+
+class SilentTurn(_Event):
+    """Nobody held the floor this turn; everyone re-plans."""
+
+    type: Literal["silent_turn"] = "silent_turn"
+    consecutive: int
+
+
+class UtteranceResumed(_Event):
+    """A suspended utterance goes on: its queue as it was (``continue``) or regenerated."""
+
+    type: Literal["utterance_resumed"] = "utterance_resumed"
+    speaker: str
+    utterance_id: int
+    mode: Literal["continue", "regenerate"]
+
+
+class UtteranceRevised(_Reply):
+    """The undisclosed rest of an utterance was replaced (a rewind, or an incorporated question)."""
+
+    type: Literal["utterance_revised"] = "utterance_revised"
+    speaker: str
+    utterance_id: int
+    discarded: tuple[str, ...]
+    units: tuple[str, ...]
+    reason: str
+
+
+# -- listening and intervening ------------------------------------------------------------------
+
+
+class ListenerDecision(_Reply):
+    """A listener's yes/no after a disclosed unit: interrupt (or raise a point) now, or not.
+
+    ``policy`` names how it was decided (``never``, ``random``, ``prompted``,
+    ``threshold``, ``forced``, ``human``, ...); ``p_interrupt`` is the
+    probability of interrupting when the policy knows it; ``text`` carries a
+    payload (a point of information) when the decision has one.
+    """
+
+    type: Literal["listener_decision"] = "listener_decision"
+    listener: str
+    speaker: str
+    utterance_id: int
+    unit_index: int
+    interrupt: bool
+    policy: str
+    p_interrupt: float | None = None
+    text: str | None = None
+
+
+class Intervention(_Reply):
+    """A point of information or a question put to a speaker, blocking its speech or not."""
+
+    type: Literal["intervention"] = "intervention"
+    author: str
+    target: str
+    kind: str
+    text: str
+    blocking: bool
+    utterance_id: int | None = None
+    unit_index: int | None = None
+
+
+# -- reflection -------------------------------------------------------------------------------------
+
+
+class SignalsMeasured(_Event):
+    """A model's own signals about one of its replies, and the gate they were checked against.
+
+    ``stats`` are the aggregated token statistics; ``score`` is what the
+    ``rule`` compares with ``threshold`` (or a classifier's output), and
+    ``passed`` the outcome (e.g. confident enough to exit early).
+    """
+
+    type: Literal["signals_measured"] = "signals_measured"
+    agent: str
+    stats: TokenStats
+    score: float
+    threshold: float | None
+    rule: str
+    passed: bool
+
+
+class ContextCompressed(_Event):
+    """What one agent was shown of others' messages: the spans kept, by character offsets."""
+
+    type: Literal["context_compressed"] = "context_compressed"
+    agent: str
+    round: int
+    source_text: str
+    source_tokens: int
+    kept_spans: tuple[tuple[int, int], ...]
+    kept_text: str
+    ratio: float
+    top_p: float
+    layer: int | None = None
+
+
+class AnalysisMade(_Reply):
+    """An observer's analysis of the others' replies, and whether the debate should stop.
+
+    ``findings`` is the analysis as structured data (per pair of agents, say:
+    answers agree, explanations similar, which items match); ``stop`` and
+    ``reason`` its verdict on ending.
+    """
+
+    type: Literal["analysis_made"] = "analysis_made"
+    analyst: str
+    round: int
+    findings: dict[str, Any] = Field(default_factory=dict)
+    stop: bool = False
+    reason: str = ""
+
+
+class ActionComposed(_Reply):
+    """An agent chose discussion acts and composed them into an action to carry out."""
+
+    type: Literal["action_composed"] = "action_composed"
+    agent: str
+    round: int
+    acts: tuple[str, ...]
+    action_text: str
+
+
+__all__ = [
+    "EVENT_SCHEMA_VERSION",
+    "Action",
+    "ActionComposed",
+    "AnalysisMade",
+    "AnswersUpdated",
+    "ContextCompressed",
+    "DebateEnded",
+    "DebateStarted",
+    "InitialAnswersGiven",
+    "Interrupted",
+    "Intervention",
+    "ListenerDecision",
+    "PhaseStarted",
+    "PlansMade",
+    "SignalsMeasured",
+    "SilentTurn",
+    "SpeakerSelected",
+    "UnitDisclosed",
+    "UtteranceCompleted",
+    "UtteranceGenerated",
+    "UtteranceResumed",
+    "UtteranceRevised",
+]

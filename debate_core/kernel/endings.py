@@ -1,0 +1,135 @@
+"""How debates end: composable end conditions, and pluggable final decisions.
+
+What it does:
+
+* End conditions are functions of the table returning an ``EndReason`` or
+  None: ``budget_spent``, ``silence_streak``, ``turn_limit``,
+  ``stop_requested``, and ``first_of(*conditions)`` which checks them in
+  order. A protocol composes the ones its paper uses (Kimura: budget, then
+  silence, then turns, then stop) and adds its own (a verdict, an early exit).
+* A ``FinalDecision`` is the answer a debate ends with and how it was
+  decided. ``majority`` counts answers (free-form answers compared
+  case-insensitively, ignoring surrounding spaces and a final period; agents
+  without an answer do not vote; a tie is broken by the debate's seeded random
+  generator and the tied answers are recorded, since the paper is silent);
+  ``single`` takes one agent's answer (Parliament's prover); ``verdict`` a
+  judge's (HandRaiser's moderator).
+* ``is_correct`` compares a final answer with the question's known answer.
+
+What it does not do: end anything itself (the table's ``finish`` does, when a
+protocol calls it).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from debate_core.events.records import AgentAnswer, EndReason, Vote
+
+if TYPE_CHECKING:
+    from debate_core.kernel.table import Table
+
+EndCondition = Callable[["Table"], EndReason | None]
+
+
+def budget_spent(table: Table) -> EndReason | None:
+    """The public-token budget (``config.token_budget``) is reached."""
+    return EndReason.BUDGET if table.public_tokens >= table.config.token_budget else None
+
+
+def silence_streak(table: Table) -> EndReason | None:
+    """``config.max_silent_turns`` silent turns in a row (a stall guard)."""
+    return EndReason.SILENCE if table.silent_streak >= table.config.max_silent_turns else None
+
+
+def turn_limit(table: Table) -> EndReason | None:
+    """``config.max_turns`` turns (a stall guard)."""
+    return EndReason.MAX_TURNS if table.turn >= table.config.max_turns else None
+
+
+def stop_requested(table: Table) -> EndReason | None:
+    """Someone called ``stop()``."""
+    return EndReason.STOPPED if table.stop_requested else None
+
+
+def first_of(*conditions: EndCondition) -> EndCondition:
+    """An end condition that is the first of ``conditions`` to hold, in the order given."""
+
+    def check(table: Table) -> EndReason | None:
+        for condition in conditions:
+            reason = condition(table)
+            if reason is not None:
+                return reason
+        return None
+
+    return check
+
+
+@dataclass(frozen=True, slots=True)
+class FinalDecision:
+    """The answer a debate ends with, how it was decided, and the answers it was decided from."""
+
+    answer: str | None
+    rule: str
+    answers: tuple[AgentAnswer, ...] = ()
+    votes: tuple[Vote, ...] = ()
+    tie: tuple[str, ...] = ()
+    decided_by: str | None = None
+
+
+def answer_key(answer: str) -> str:
+    return answer.strip().rstrip(".").strip().casefold()
+
+
+def count_votes(
+    answers: Iterable[str | None], rng: random.Random
+) -> tuple[str | None, tuple[Vote, ...], tuple[str, ...]]:
+    """``(winner, votes, tied_answers)``; ``tied_answers`` is empty without a tie."""
+    spelling: dict[str, str] = {}
+    counts: Counter[str] = Counter()
+    for answer in answers:
+        if answer is None or not answer.strip():
+            continue
+        key = answer_key(answer)
+        spelling.setdefault(key, answer.strip())
+        counts[key] += 1
+    if not counts:
+        return None, (), ()
+    votes = tuple(
+        Vote(answer=spelling[key], count=count)
+        for key, count in sorted(counts.items(), key=lambda item: (-item[1], spelling[item[0]]))
+    )
+    top = votes[0].count
+    tied = tuple(vote.answer for vote in votes if vote.count == top)
+    if len(tied) == 1:
+        return tied[0], votes, ()
+    return rng.choice(tied), votes, tied
+
+
+def majority(answers: Sequence[AgentAnswer], rng: random.Random) -> FinalDecision:
+    """The most supported answer among ``answers`` (see the module docstring for ties)."""
+    winner, votes, tie = count_votes((a.answer for a in answers), rng)
+    return FinalDecision(winner, "majority", tuple(answers), votes, tie)
+
+
+def single(agent: str, answer: str | None, answers: Sequence[AgentAnswer] = ()) -> FinalDecision:
+    """One agent's answer is the debate's answer."""
+    return FinalDecision(answer, "single", tuple(answers), decided_by=agent)
+
+
+def verdict(judge: str, answer: str | None, answers: Sequence[AgentAnswer] = ()) -> FinalDecision:
+    """A judge's verdict is the debate's answer."""
+    return FinalDecision(answer, "judge", tuple(answers), decided_by=judge)
+
+
+def is_correct(final_answer: str | None, expected: str | None) -> bool | None:
+    """None when the correct answer is unknown; otherwise whether they match."""
+    if expected is None:
+        return None
+    if final_answer is None:
+        return False
+    return answer_key(final_answer) == answer_key(expected)

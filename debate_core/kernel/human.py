@@ -1,0 +1,146 @@
+"""The thread-safe channel between a person in a seat and the debate.
+
+What it does: the debate posts a ``HumanRequest`` (the request kind, the very
+view a model would get, the ``FieldSpec``\\ s to fill in, and a short prompt
+for the person) and waits, with an optional timeout, for the reply. The
+person's side (a web page, a terminal loop, a test) reads ``pending()`` and
+calls ``submit(request_id, values)``. Every submission is checked *at submit
+time*: the values against the fields (``forms.validate_values``), then by the
+request kind's own rule; anything refused raises ``HumanInputError`` with a
+message meant for the person, and nothing reaches the debate. A reply to a
+request the debate no longer waits for raises ``StaleRequestError``.
+
+What it does not do: decide fallbacks. On a timeout or a cancelled request the
+seat (``seats.HumanSeat``) falls back exactly as for a model's invalid reply.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from debate_core.errors import HumanInputError, StaleRequestError
+from debate_core.kernel.forms import FieldSpec, FormInvalid, validate_values
+
+DEFAULT_MAX_HUMAN_CHARS = 2_000
+
+
+def _as_is(values: Mapping[str, Any]) -> Any:
+    return dict(values)
+
+
+@dataclass(frozen=True, slots=True)
+class HumanRequest:
+    """What the debate asks the person for; ``view`` is what they may see."""
+
+    request_id: int
+    kind: str
+    view: Any
+    fields: tuple[FieldSpec, ...] = ()
+    prompt: str = ""
+    deadline: float | None = None
+    build: Callable[[Mapping[str, Any]], Any] = field(default=_as_is, compare=False, repr=False)
+
+
+class HumanChannel:
+    """One open request at a time between the debate and one person."""
+
+    def __init__(self, max_chars: int = DEFAULT_MAX_HUMAN_CHARS) -> None:
+        self.max_chars = max_chars
+        self._cond = threading.Condition()
+        self._ids = itertools.count(1)
+        self._open: HumanRequest | None = None
+        self._reply: Any = None
+        self._replied = False
+        self._closed = False
+
+    # -- debate side -----------------------------------------------------------
+    def post(
+        self,
+        kind: str,
+        view: Any,
+        fields: tuple[FieldSpec, ...] = (),
+        *,
+        prompt: str = "",
+        build: Callable[[Mapping[str, Any]], Any] = _as_is,
+        timeout_s: float | None = None,
+    ) -> HumanRequest:
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        with self._cond:
+            request = HumanRequest(next(self._ids), str(kind), view, fields, prompt, deadline, build)
+            self._open, self._reply, self._replied = request, None, False
+            self._cond.notify_all()
+            return request
+
+    def wait(self, request: HumanRequest) -> Any | None:
+        """Block until the person replies (the built value), the deadline passes, or the channel closes."""
+        with self._cond:
+            while True:
+                if self._open is not request:
+                    return None
+                if self._replied:
+                    reply, self._open, self._reply, self._replied = self._reply, None, None, False
+                    return reply
+                if self._closed:
+                    self._open = None
+                    return None
+                remaining = None if request.deadline is None else request.deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    self._open = None
+                    return None
+                self._cond.wait(remaining)
+
+    def close(self) -> None:
+        """Stop waiting for good: open and future requests get no reply."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # -- the person's side ---------------------------------------------------------
+    def pending(self, timeout_s: float | None = 0.0) -> HumanRequest | None:
+        """The open request, waiting up to ``timeout_s`` (None: forever) for one."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        with self._cond:
+            while self._open is None or self._replied:
+                if self._closed:
+                    return None
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return None
+                self._cond.wait(remaining)
+            return self._open
+
+    def submit(self, request_id: int, values: Mapping[str, Any]) -> Any:
+        """Answer request ``request_id``; returns the value the debate will act on.
+
+        Raises ``HumanInputError`` (with a message for the person) when the
+        values are refused, ``StaleRequestError`` when the request is no
+        longer open.
+        """
+        request = self._expect(request_id)
+        accepted = validate_values(request.fields, values, self.max_chars)
+        try:
+            reply = request.build(accepted)
+        except FormInvalid as error:
+            raise HumanInputError(str(error)) from None
+        with self._cond:
+            if self._open is not request or self._replied:
+                raise StaleRequestError("that request is no longer open; the debate has moved on")
+            self._reply, self._replied = reply, True
+            self._cond.notify_all()
+        return reply
+
+    def _expect(self, request_id: int) -> HumanRequest:
+        with self._cond:
+            request = self._open
+        if request is None or request.request_id != request_id:
+            raise StaleRequestError("that request is no longer open; the debate has moved on")
+        return request

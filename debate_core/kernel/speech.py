@@ -1,0 +1,226 @@
+"""The kernel's moves on the floor: who speaks, what is disclosed, cutting off, resuming, revising.
+
+What it does: ``FloorMoves`` is the part of ``Table`` that handles speech
+(``Table`` inherits it; protocols call these moves on their table):
+``give_floor``; ``say`` (an utterance cut into units by a chunker, holding the
+floor); ``disclose`` (the next unit made public, public tokens counted, the
+history line appended, ``UtteranceCompleted`` after the last);
+``silent_turn``; ``cut`` (discard the queue, or suspend it); ``resume``
+(continue the queue, or regenerate the rest from a new reply); ``revise``
+(replace the undisclosed rest).
+
+What it does not do: decide who speaks or when (protocols do), or keep the
+table's state (``Table`` does).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from debate_core.backends.router import BackendRouter
+from debate_core.events.records import Candidate
+from debate_core.events.types import (
+    Interrupted,
+    SilentTurn,
+    SpeakerSelected,
+    UnitDisclosed,
+    UtteranceCompleted,
+    UtteranceGenerated,
+    UtteranceResumed,
+    UtteranceRevised,
+)
+from debate_core.kernel.chunkers import Chunker
+from debate_core.kernel.floor import Floor
+from debate_core.kernel.forms import FormResult
+from debate_core.kernel.history import HistoryLine, LineKind
+
+
+class FloorMoves:
+    """Speech moves of the table (see the module docstring)."""
+
+    router: BackendRouter
+    sentences: Chunker
+    turn: int
+    public_tokens: int
+    silent_streak: int
+    history: list[HistoryLine]
+    floor: Floor | None
+    _utterance_ids: int
+
+    def emit(self, cls: Any, **fields: Any) -> Any:  # provided by Table
+        raise NotImplementedError
+
+    def count(self, statistic: str, by: int = 1) -> None:  # provided by Table
+        raise NotImplementedError
+
+    def give_floor(
+        self,
+        speaker: str,
+        *,
+        rule: str,
+        urgency: int | None = None,
+        candidates: tuple[Candidate, ...] = (),
+        tie: tuple[str, ...] = (),
+        interrupts: str | None = None,
+    ) -> SpeakerSelected:
+        return self.emit(
+            SpeakerSelected,
+            speaker=speaker,
+            rule=rule,
+            urgency=urgency,
+            candidates=candidates,
+            tie=tie,
+            interrupts=interrupts,
+        )
+
+    def say(
+        self,
+        speaker: str,
+        reply: FormResult[str],
+        *,
+        chunker: Chunker,
+        interrupting: str | None = None,
+        kind: str = "speech",
+        role: str | None = None,
+        structured: dict[str, Any] | None = None,
+    ) -> UtteranceGenerated:
+        """The speaker's utterance cut into units; it holds the floor if it has any."""
+        text = reply.value or ""
+        units = chunker.split(text) if text else ()
+        self._utterance_ids += 1
+        error = reply.error
+        if text and not units:
+            error = "the utterance has nothing to disclose (no letter or digit)"
+        if units:
+            self.count("utterances")
+            self.floor = Floor(speaker, self._utterance_ids, units, interrupting, kind=kind)
+        return self.emit(
+            UtteranceGenerated,
+            speaker=speaker,
+            utterance_id=self._utterance_ids,
+            text=text,
+            units=units,
+            interrupting=interrupting,
+            source=reply.source,
+            error=error,
+            raw=reply.raw,
+            generation=reply.generation,
+            role=role,
+            kind=kind,
+            structured=structured,
+        )
+
+    def disclose(self, floor: Floor | None = None) -> list[UnitDisclosed | UtteranceCompleted]:
+        """The floor's next unit made public this turn (and ``UtteranceCompleted`` after the last)."""
+        floor = floor or self.floor
+        if floor is None or not floor.held:
+            raise RuntimeError("disclose() needs a floor with queued units")
+        index = floor.disclosed
+        unit = floor.units[index]
+        floor.disclosed += 1
+        tokens = self.router.count_tokens(unit)
+        self.public_tokens += tokens
+        self.silent_streak = 0
+        self.count("units_disclosed")
+        interrupting = floor.interrupting if index == 0 else None
+        self.history.append(
+            HistoryLine(self.turn, LineKind.SPEECH, floor.speaker, unit, interrupting, finished=floor.done)
+        )
+        events: list[UnitDisclosed | UtteranceCompleted] = [
+            self.emit(
+                UnitDisclosed,
+                speaker=floor.speaker,
+                utterance_id=floor.utterance_id,
+                index=index,
+                total=len(floor.units),
+                text=unit,
+                tokens=tokens,
+                interrupting=interrupting,
+            )
+        ]
+        if floor.done:
+            events.append(self._complete(floor))
+        return events
+
+    def _complete(self, floor: Floor) -> UtteranceCompleted:
+        self.count("completions")
+        if self.floor is floor:
+            self.floor = None
+        return self.emit(
+            UtteranceCompleted, speaker=floor.speaker, utterance_id=floor.utterance_id, units=len(floor.units)
+        )
+
+    def silent_turn(self) -> SilentTurn:
+        """Nobody holds the floor this turn."""
+        self.silent_streak += 1
+        self.count("silent_turns")
+        self.history.append(HistoryLine(turn=self.turn, kind=LineKind.SILENCE))
+        return self.emit(SilentTurn, consecutive=self.silent_streak)
+
+    def cut(
+        self, by: str, *, keep: Literal["discard", "suspend"] = "discard", floor: Floor | None = None
+    ) -> Interrupted:
+        """Cut the speaker off: its queue is discarded, or suspended until ``resume``."""
+        floor = floor or self.floor
+        if floor is None or not floor.held:
+            raise RuntimeError("cut() needs a floor with queued units")
+        self.count("interruptions")
+        event = self.emit(
+            Interrupted,
+            interrupter=by,
+            interrupted=floor.speaker,
+            utterance_id=floor.utterance_id,
+            disclosed_count=floor.disclosed,
+            discarded=floor.remaining,
+            suspended=keep == "suspend",
+        )
+        floor.suspended = keep == "suspend"
+        if keep == "discard":
+            floor.units = floor.units[: floor.disclosed]
+        if self.floor is floor:
+            self.floor = None
+        return event
+
+    def resume(
+        self, floor: Floor, *, reply: FormResult[str] | None = None, chunker: Chunker | None = None
+    ) -> list[UtteranceResumed | UtteranceRevised | UtteranceCompleted]:
+        """A suspended utterance goes on: its queue as it was, or regenerated from ``reply``."""
+        if not floor.suspended:
+            raise RuntimeError("resume() needs a suspended floor")
+        floor.suspended = False
+        self.floor = floor
+        self.count("resumptions")
+        mode: Literal["continue", "regenerate"] = "continue" if reply is None else "regenerate"
+        events: list[UtteranceResumed | UtteranceRevised | UtteranceCompleted] = [
+            self.emit(UtteranceResumed, speaker=floor.speaker, utterance_id=floor.utterance_id, mode=mode)
+        ]
+        if reply is not None:
+            events.extend(
+                self.revise(floor, reply, chunker=chunker or self.sentences, reason="regenerated on resuming")
+            )
+        elif floor.done:
+            events.append(self._complete(floor))
+        return events
+
+    def revise(
+        self, floor: Floor, reply: FormResult[str], *, chunker: Chunker, reason: str
+    ) -> list[UtteranceRevised | UtteranceCompleted]:
+        """Replace the undisclosed rest of ``floor`` by ``reply`` cut into units."""
+        units = chunker.split(reply.value) if reply.value else ()
+        discarded = floor.remaining
+        floor.units = floor.units[: floor.disclosed] + units
+        self.count("revisions")
+        events: list[UtteranceRevised | UtteranceCompleted] = [
+            self.emit(
+                UtteranceRevised,
+                speaker=floor.speaker,
+                utterance_id=floor.utterance_id,
+                discarded=discarded,
+                units=units,
+                reason=reason,
+                **reply.record(),
+            )
+        ]
+        if floor.done and not floor.suspended:
+            events.append(self._complete(floor))
+        return events

@@ -1,0 +1,153 @@
+"""What a protocol is: a named rule set that owns its loop over the kernel.
+
+What it does: ``Protocol`` is the base class of every debate protocol. A
+protocol class declares its ``name``, ``variants`` (the first is the
+default), a frozen ``Params`` model whose defaults are its paper's defaults,
+the ``roles`` it needs (``RoleSpec``: how many agents, whether a person may
+take the role), whether it ends on the public-token budget
+(``uses_budget``) and the ``requirements`` its variant and parameters put on
+the backends (``Requirement``: a capability, for which roles, and why). One
+instance runs one debate: ``run(table)`` is a generator that drives the
+kernel's moves and yields their events, and ends by yielding
+``table.finish(...)``. ``conclude(table, reason)`` gives the final decision
+when the debate is stopped or fails before the protocol finishes it (by
+default the majority of the agents' current answers).
+
+What it does not do: know consumers (storage, UI), or re-implement a kernel
+move: asking seats, chunking and disclosing, cutting off, resuming, deciding
+and finishing are the table's.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from debate_core.backends.base import Capability
+from debate_core.backends.scripted import Responder
+from debate_core.config import DebateConfig
+from debate_core.errors import ConfigError
+from debate_core.events.codec import Event
+from debate_core.events.records import EndReason
+from debate_core.kernel.endings import FinalDecision, majority
+from debate_core.kernel.forms import Form
+
+if TYPE_CHECKING:
+    from debate_core.kernel.table import Table
+
+
+class ProtocolParams(BaseModel):
+    """Base of every protocol's parameters: frozen, no unknown fields, JSON-safe values."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+@dataclass(frozen=True, slots=True)
+class RoleSpec:
+    """A role a protocol needs: how many agents hold it, and whether a person may."""
+
+    name: str
+    description: str
+    minimum: int = 1
+    maximum: int | None = 1
+    human_ok: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """A capability the backend of some roles (all agents when ``roles`` is empty) must have."""
+
+    capability: Capability
+    why: str
+    roles: tuple[str, ...] = ()
+
+
+class Protocol(ABC):
+    """A debate protocol. Subclass it, then register the class (see ``registry``)."""
+
+    name: ClassVar[str]
+    title: ClassVar[str] = ""
+    source: ClassVar[str] = ""
+    variants: ClassVar[tuple[str, ...]]
+    Params: ClassVar[type[ProtocolParams]] = ProtocolParams
+    roles: ClassVar[tuple[RoleSpec, ...]] = ()
+    uses_budget: ClassVar[bool] = False
+
+    def __init__(self, variant: str, params: ProtocolParams) -> None:
+        if variant not in self.variants:
+            raise ConfigError(f"protocol {self.name} has no variant {variant!r} (variants: {', '.join(self.variants)})")
+        self.variant = variant
+        self.params = params
+
+    @classmethod
+    def default_variant(cls) -> str:
+        return cls.variants[0]
+
+    @property
+    def label(self) -> str:
+        """How ``DebateStarted.protocol`` names what ran."""
+        return f"{self.name}/{self.variant}"
+
+    def forms(self) -> Mapping[str, Form[Any, Any]]:
+        """The request kinds this protocol asks seats, by kind (for listings and docs)."""
+        return {}
+
+    def requirements(self) -> tuple[Requirement, ...]:
+        """What this variant, with these parameters, needs from the backends."""
+        return ()
+
+    def unit_name(self, table: Table) -> str:
+        """What a disclosed unit is (``DebateStarted.segmenter``)."""
+        return "whole-message"
+
+    def assign_roles(self, config: DebateConfig) -> dict[str, str]:
+        """Each agent's role: as configured, else the roles in declared order, filled in seat order.
+
+        Raises ``ConfigError`` when the roles cannot be filled as ``roles``
+        demands. A protocol without roles gives every agent none.
+        """
+        if not self.roles:
+            return {}
+        known = {spec.name: spec for spec in self.roles}
+        assigned: dict[str, str] = {}
+        for agent in config.agents:
+            if agent.role is not None:
+                if agent.role not in known:
+                    raise ConfigError(f"{agent.name}'s role {agent.role!r} is not one of {', '.join(known)}")
+                assigned[agent.name] = agent.role
+        counts = {name: sum(1 for r in assigned.values() if r == name) for name in known}
+        for agent in config.agents:
+            if agent.name in assigned:
+                continue
+            spec = next((s for s in self.roles if counts[s.name] < s.minimum), None)
+            spec = spec or next((s for s in self.roles if s.maximum is None or counts[s.name] < s.maximum), None)
+            if spec is None:
+                raise ConfigError(f"{self.name} has no role left for {agent.name}")
+            assigned[agent.name] = spec.name
+            counts[spec.name] += 1
+        for spec in self.roles:
+            if counts[spec.name] < spec.minimum:
+                raise ConfigError(f"{self.name} needs at least {spec.minimum} {spec.name}(s), got {counts[spec.name]}")
+            if spec.maximum is not None and counts[spec.name] > spec.maximum:
+                raise ConfigError(f"{self.name} takes at most {spec.maximum} {spec.name}(s), got {counts[spec.name]}")
+        for agent in config.agents:
+            if agent.seat.value == "human" and not known[assigned[agent.name]].human_ok:
+                raise ConfigError(f"a person cannot take the {assigned[agent.name]} role of {self.name}")
+        return assigned
+
+    @abstractmethod
+    def run(self, table: Table) -> Iterator[Event]:
+        """Drive the debate: yield every event, ending with ``table.finish(...)``."""
+
+    def conclude(self, table: Table, reason: EndReason) -> FinalDecision:
+        """The final decision when the debate ends early (stopped, or a backend failed)."""
+        return majority(table.answer_list(), table.rng)
+
+    @classmethod
+    def demo_responder(cls, config: DebateConfig) -> Responder | None:
+        """A scripted stand-in for every seat, for demos without a model (None: no demo)."""
+        return None

@@ -1,0 +1,215 @@
+"""The default scripted scenario: a deterministic debate with no model at all.
+
+What it does: ``demo_backend(config)`` returns a ``ScriptedBackend`` whose
+outputs follow a small script, so that ``python -m debate_core run --backend
+scripted`` shows every mechanism of the interruptible protocol in a few
+seconds: the first speaker opens from a wrong premise, another agent
+**interrupts** after its second sentence and corrects it, the listeners change
+their answers, a **silent turn** follows, and the debate then continues in a
+rotation (with more interruptions and silences) until the token budget is spent.
+
+The script reads only what a real model would see in its request (the agent,
+the turn, the allowed actions and options in the JSON schema) plus what it
+itself said earlier. It works with any number of agents (>= 2), any question
+and every condition; with the built-in demo question it speaks about the
+atmosphere, otherwise it argues about option labels in general terms.
+
+What it does not do: pretend to be a model. Its plans are always valid JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from debate_core.backends.base import GenerationRequest
+from debate_core.backends.scripted import ScriptedBackend
+from debate_core.config import AgentSpec, DebateConfig, Question
+
+DEMO_QUESTION = Question(
+    text="Which gas makes up the largest share of Earth's atmosphere by volume?",
+    options=("Oxygen", "Nitrogen", "Carbon dioxide", "Argon"),
+    answer="B",
+)
+
+DEMO_AGENTS = (
+    AgentSpec(name="Alex", persona="You trust everyday intuition and say so plainly."),
+    AgentSpec(name="Chris", persona="You are cautious and like to check numbers."),
+    AgentSpec(name="Jenny", persona="You are a careful scientist who corrects mistakes quickly."),
+)
+
+_OPENING_WRONG = (
+    "Oxygen must be the answer, since every breath we take depends on it.",
+    "Plants release oxygen all day, so it should dominate the air.",
+    "It is also the gas we hear about most in science class.",
+    "So I am going with A.",
+)
+_CORRECTION = (
+    "Sorry to cut in, but that mixes up how important a gas is with how abundant it is.",
+    "Nitrogen makes up about 78 percent of dry air, while oxygen is only about 21 percent.",
+    "Argon is under one percent, and carbon dioxide is a small fraction of that.",
+    "So the answer is B, nitrogen.",
+)
+_CONCESSION = (
+    "I was wrong earlier about oxygen.",
+    "Being essential for breathing does not make a gas the most common one.",
+    "Nitrogen is inert and has built up over billions of years.",
+    "I now support B as well.",
+)
+_FOLLOW_UPS = (
+    (
+        "I checked the numbers again and nitrogen is clearly the largest share.",
+        "Oxygen is second, at roughly a fifth of the air.",
+        "That settles it for me: B.",
+    ),
+    (
+        "Let me add one more point about carbon dioxide.",
+        "It is only about 0.04 percent of the atmosphere, even though it matters for climate.",
+        "So C cannot be right either.",
+    ),
+    (
+        "We seem to agree on nitrogen now.",
+        "The percentages we quoted add up to nearly all of the air.",
+        "Nitrogen first, oxygen second, argon third.",
+        "I am confident the answer is B.",
+    ),
+)
+
+
+def _generic_lines(agent: str, label: str, round_: int) -> tuple[str, ...]:
+    return (
+        f"I want to explain why I support option {label}.",
+        f"Looking at the question again, option {label} fits every condition it states.",
+        "The other options each fail on at least one detail.",
+        f"So my answer remains {label} (round {round_}, {agent}).",
+    )
+
+
+@dataclass
+class DemoScript:
+    """The scenario's memory: who it made speak, when, and with how many units."""
+
+    config: DebateConfig
+    speaker: str | None = None
+    spoke_at: int = 0
+    units: int = 0
+    utterances: int = 0
+    conceded: bool = False
+    free_rounds: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.config.agent_names
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.config.question.labels
+
+    @property
+    def demo_question(self) -> bool:
+        return self.config.question == DEMO_QUESTION
+
+    def correct(self) -> str:
+        if self.labels:
+            return self.config.question.answer or self.labels[0]
+        return self.config.question.answer or "unknown"
+
+    def wrong(self) -> str:
+        if not self.labels:
+            return "not sure"
+        return next(label for label in self.labels if label != self.correct())
+
+    def opener(self) -> str:
+        return self.names[0]
+
+    def corrector(self) -> str:
+        return self.names[-1]
+
+    # -- answers ---------------------------------------------------------------
+    def answer(self, agent: str, turn: int) -> str:
+        index = self.names.index(agent)
+        if agent == self.corrector():
+            return self.correct()
+        if index == 0:
+            return self.wrong() if turn < 6 else self.correct()
+        return self.wrong() if turn < 4 else self.correct()
+
+    def reply(self, request: GenerationRequest) -> str:
+        if request.kind == "initial_answer":
+            answer = self.answer(request.agent, 0)
+            return json.dumps({"reason": f"My first impression favours {answer}.", "answer": answer})
+        if request.kind == "plan":
+            return json.dumps(self.plan(request))
+        return self.utterance(request)
+
+    # -- plans -----------------------------------------------------------------
+    def plan(self, request: GenerationRequest) -> dict[str, object]:
+        schema = request.json_schema or {}
+        allowed = schema.get("properties", {}).get("action", {}).get("enum", ["listen", "speak"])
+        agent, turn = request.agent, request.turn
+        action, urgency, purpose = self.decide(agent, turn, "interrupt" in allowed)
+        if action not in allowed:
+            action, urgency, purpose = "listen", 0, "listen"
+        thought = f"At turn {turn} I {'want the floor' if action != 'listen' else 'will listen'}."
+        return {
+            "thought": thought,
+            "action": action,
+            "urgency": urgency,
+            "purpose": purpose,
+            "answer": self.answer(agent, turn),
+        }
+
+    def decide(self, agent: str, turn: int, floor_held: bool) -> tuple[str, int, str]:
+        index = self.names.index(agent)
+        if floor_held:
+            disclosed = turn - self.spoke_at
+            if agent == self.corrector() and self.speaker == self.opener() and self.utterances == 1:
+                if disclosed >= 2:
+                    return "interrupt", 8, "correct a factual error before it spreads"
+                return "listen", 3, "hear the argument out first"
+            nxt = self.names[(self.names.index(self.speaker or agent) + 1) % len(self.names)]
+            if self.utterances % 3 == 0 and disclosed >= 2 and agent == nxt:
+                return "interrupt", 7, "respond before the point is repeated"
+            return "listen", 1, "listen to the end"
+        # the floor is free
+        if turn == 0:
+            if index == 0:
+                return "speak", 7, "open the debate"
+            if agent == self.corrector():
+                return "speak", 5, "state my answer"
+            return "listen", 1, "hear the first argument"
+        round_ = self.free_rounds.setdefault(turn, len(self.free_rounds))
+        if round_ % 4 == 0:
+            return "listen", 2, "let the point sink in"
+        chosen = self.names[round_ % len(self.names)]
+        return ("speak", 6, "add a point") if agent == chosen else ("listen", 2, "listen")
+
+    # -- utterances -----------------------------------------------------------------
+    def utterance(self, request: GenerationRequest) -> str:
+        agent, turn = request.agent, request.turn
+        self.utterances += 1
+        if self.utterances == 1 and agent == self.opener():
+            lines = _OPENING_WRONG if self.demo_question else _generic_lines(agent, self.wrong(), 1)
+        elif self.utterances == 2 and agent == self.corrector():
+            lines = _CORRECTION if self.demo_question else _generic_lines(agent, self.correct(), 2)
+        elif self.demo_question and agent == self.opener() and not self.conceded:
+            lines, self.conceded = _CONCESSION, True
+        elif self.demo_question:
+            lines = _FOLLOW_UPS[(self.utterances - 3) % len(_FOLLOW_UPS)]
+        else:
+            lines = _generic_lines(agent, self.answer(agent, turn), self.utterances)
+        self.speaker, self.spoke_at, self.units = agent, turn, len(lines)
+        return " ".join(lines)
+
+
+def demo_backend(config: DebateConfig) -> ScriptedBackend:
+    """A scripted backend running the demo scenario for ``config``."""
+    script = DemoScript(config)
+    return ScriptedBackend(script.reply, model_id="scripted-demo")
+
+
+def demo_config(**overrides: object) -> DebateConfig:
+    """The demo debate: the atmosphere question and three agents with personas."""
+    values: dict[str, object] = {"question": DEMO_QUESTION, "agents": DEMO_AGENTS}
+    values.update(overrides)
+    return DebateConfig.model_validate(values)

@@ -1,0 +1,89 @@
+"""Kimura's protocol moved onto the kernel unchanged: golden event streams recorded before the move.
+
+``tests/golden/*.jsonl`` were written by the engine before the protocol kernel existed
+(event schema 1). The same scenarios run on today's engine must give the same events:
+each old event, read through the schema-1 upgrade (``event_from_dict``), equals the new
+one exactly; and read raw, every field it had keeps its value (only ``schema_version``
+and the renamed event type ``sentence_disclosed`` -> ``unit_disclosed`` differ), while
+every field added since holds its default.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from debate_core.events import EVENT_SCHEMA_VERSION, RENAMED_TYPES, event_from_dict
+from tests.golden.scenarios import PROMPTED, SCENARIOS, dumps, normalise, prompts_of, read_golden
+
+DEMO = ("demo",)  # uses the spaCy pipeline (loaded once per session)
+
+
+def _old_fields_kept(old: Any, new: Any, where: str) -> None:
+    if isinstance(old, dict):
+        assert isinstance(new, dict), where
+        for key, value in old.items():
+            if key == "schema_version":
+                assert (value, new[key]) == (1, EVENT_SCHEMA_VERSION), where
+            elif key == "type" and value in RENAMED_TYPES:
+                assert new[key] == RENAMED_TYPES[value], where
+            else:
+                assert key in new, f"{where}.{key} disappeared"
+                _old_fields_kept(value, new[key], f"{where}.{key}")
+    elif isinstance(old, list):
+        assert isinstance(new, list) and len(old) == len(new), where
+        for index, (a, b) in enumerate(zip(old, new, strict=True)):
+            _old_fields_kept(a, b, f"{where}[{index}]")
+    else:
+        assert old == new, f"{where}: {old!r} became {new!r}"
+
+
+# ``stop()`` used to let the turn in progress finish (one more batch of plans) before the
+# end; since the kernel it stops at once: no model work starts after a stop, and a
+# generation in flight is cancelled. The stream is the same up to the stop.
+CHANGED_ON_PURPOSE = ("stop",)
+
+
+@pytest.mark.parametrize("name", sorted(set(SCENARIOS) - set(CHANGED_ON_PURPOSE)))
+def test_golden_stream_is_unchanged(name):
+    golden = read_golden(name)
+    events = dumps(SCENARIOS[name]())
+    assert [e["type"] for e in events] == [RENAMED_TYPES.get(e["type"], e["type"]) for e in golden]
+    for index, (old, new) in enumerate(zip(golden, events, strict=True)):
+        upgraded = normalise(event_from_dict(old).model_dump(mode="json"))
+        assert upgraded == new, f"{name} event {index} ({new['type']}) differs"
+        _old_fields_kept(old, new, f"{name}[{index}]")
+
+
+def test_golden_streams_cover_every_mechanism():
+    kinds = {event["type"] for name in SCENARIOS for event in read_golden(name)}
+    reasons = {event["reason"] for name in SCENARIOS for event in read_golden(name) if event["type"] == "debate_ended"}
+    assert {"interrupted", "silent_turn", "utterance_completed", "speaker_selected", "sentence_disclosed"} <= kinds
+    assert reasons == {"budget", "silence", "max_turns", "error", "stopped"}
+    conditions = {read_golden(name)[0]["config"]["condition"] for name in SCENARIOS}
+    assert conditions == {"fixed", "dynamic", "interruptible"}
+    human = [e for e in read_golden("human") if e["type"] == "plans_made"]
+    assert any(p["source"] == "human" and p["plan"]["action"] == "interrupt" for e in human for p in e["plans"])
+
+
+def test_stop_ends_at_once_where_it_used_to_finish_the_turn():
+    golden = read_golden("stop")
+    events = dumps(SCENARIOS["stop"]())
+    stop_at = next(i for i, e in enumerate(golden) if e["type"] == "sentence_disclosed" and e["turn"] == 2)
+    for index in range(stop_at + 1):
+        assert normalise(event_from_dict(golden[index]).model_dump(mode="json")) == events[index]
+    assert [e["type"] for e in golden[stop_at + 1 :]] == ["plans_made", "debate_ended"]
+    assert [e["type"] for e in events[stop_at + 1 :]] == ["debate_ended"]
+    assert events[-1]["reason"] == golden[-1]["reason"] == "stopped"
+    assert events[-1]["undisclosed"] == golden[-1]["undisclosed"]
+
+
+def test_every_prompt_is_unchanged():
+    """``prompts-v1.json.gz``: the prompts of three scenarios as sent by the engine before the kernel (c2695e5)."""
+    with gzip.open(Path(__file__).parent / "golden" / "prompts-v1.json.gz", "rt", encoding="utf-8") as handle:
+        before = json.load(handle)
+    assert [prompt for name in PROMPTED for prompt in prompts_of(name)] == before

@@ -1,0 +1,129 @@
+"""The person's seat in the web app: any request kind, drawn from its fields.
+
+What it does: Gradio needs its components up front, so ``SeatForm`` builds a
+small pool of widget slots per field kind (radios for choices, sliders for
+integers, text boxes for texts, check boxes for yes/no), hidden until used.
+``updates(request)`` fills the slots a request's ``FieldSpec``\\ s need (in
+order: the first choice field takes the first radio, ...), with their labels,
+choices, ranges and defaults, and hides the rest; ``values(request, slots)``
+maps what the person set back to field names for ``HumanChannel.submit``. A
+request with more fields of one kind than there are slots is refused with a
+message (none of today's request kinds comes close).
+
+What it does not do: validate (the channel does at submit time) or know any
+request kind by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from debate_core.kernel.forms import FieldSpec
+from debate_core.kernel.human import HumanRequest
+
+SLOTS = {"choice": 3, "integer": 2, "text": 3, "boolean": 2}
+MAX_TEXT_CHARS = 2_500
+
+
+@dataclass
+class SeatForm:
+    box: Any
+    prompt: Any
+    slots: dict[str, list[Any]]
+    submit: Any
+    message: Any
+
+    def inputs(self) -> list[Any]:
+        return [slot for kind in SLOTS for slot in self.slots[kind]]
+
+    def outputs(self) -> list[Any]:
+        return [self.box, self.prompt, *self.inputs(), self.message]
+
+
+def build_seat_form() -> SeatForm:
+    with gr.Group(visible=False, elem_id="seat") as box:
+        prompt = gr.Markdown("", elem_id="seat-prompt")
+        slots: dict[str, list[Any]] = {kind: [] for kind in SLOTS}
+        for i in range(SLOTS["choice"]):
+            slots["choice"].append(gr.Radio([], label="", visible=False, elem_id=f"seat-choice-{i}"))
+        for i in range(SLOTS["integer"]):
+            slots["integer"].append(gr.Slider(0, 9, value=0, step=1, visible=False, elem_id=f"seat-integer-{i}"))
+        for i in range(SLOTS["text"]):
+            slots["text"].append(
+                gr.Textbox(label="", lines=3, max_length=MAX_TEXT_CHARS, visible=False, elem_id=f"seat-text-{i}")
+            )
+        for i in range(SLOTS["boolean"]):
+            slots["boolean"].append(gr.Checkbox(label="", visible=False, elem_id=f"seat-boolean-{i}"))
+        submit = gr.Button("Submit", variant="primary", elem_id="seat-submit")
+        message = gr.Markdown("", elem_id="seat-message")
+    return SeatForm(box, prompt, slots, submit, message)
+
+
+def _kind(spec: FieldSpec) -> str:
+    return "choice" if spec.choices else spec.kind
+
+
+def assign(fields: tuple[FieldSpec, ...]) -> list[tuple[FieldSpec, str, int]]:
+    """Each field's slot: (field, slot kind, index); raises ``ValueError`` when slots run out."""
+    used = dict.fromkeys(SLOTS, 0)
+    placed = []
+    for spec in fields:
+        kind = _kind(spec)
+        if used[kind] >= SLOTS[kind]:
+            raise ValueError(f"this request has more {kind} fields than the page can show")
+        placed.append((spec, kind, used[kind]))
+        used[kind] += 1
+    return placed
+
+
+def _update(spec: FieldSpec, kind: str) -> Any:
+    label = spec.label + ("" if spec.required else " (optional)")
+    if kind == "choice":
+        return gr.update(visible=True, label=label, choices=list(spec.choices), value=spec.default, info=spec.help)
+    if kind == "integer":
+        low, high = spec.minimum or 0, spec.maximum if spec.maximum is not None else 100
+        return gr.update(visible=True, label=label, minimum=low, maximum=high, value=spec.default or low)
+    if kind == "boolean":
+        return gr.update(visible=True, label=label, value=bool(spec.default))
+    return gr.update(visible=True, label=label, value="", placeholder=spec.help)
+
+
+def updates(request: HumanRequest | None, form: SeatForm) -> list[Any]:
+    """Values for ``form.outputs()``: the box, the prompt, every slot, the message."""
+    hidden = [gr.update(visible=False) for _ in form.inputs()]
+    if request is None:
+        return [gr.update(visible=False), gr.skip(), *hidden, gr.skip()]
+    try:
+        placed = assign(request.fields)
+    except ValueError as error:
+        return [gr.update(visible=True), request.prompt, *hidden, f"**Cannot show this request:** {error}"]
+    slots = hidden
+    offsets = {}
+    start = 0
+    for kind, count in SLOTS.items():
+        offsets[kind] = start
+        start += count
+    for spec, kind, index in placed:
+        slots[offsets[kind] + index] = _update(spec, kind)
+    prompt = request.prompt or f"### Your {request.kind.replace('_', ' ')}"
+    return [gr.update(visible=True), prompt, *slots, ""]
+
+
+def values(request: HumanRequest, slot_values: list[Any]) -> dict[str, Any]:
+    """What the person set, by field name (blank texts and unset choices as None)."""
+    offsets, start = {}, 0
+    for kind, count in SLOTS.items():
+        offsets[kind] = start
+        start += count
+    result: dict[str, Any] = {}
+    for spec, kind, index in assign(request.fields):
+        value = slot_values[offsets[kind] + index]
+        if kind == "integer" and value is not None:
+            value = int(value)
+        if isinstance(value, str) and not value.strip() and kind != "text":
+            value = None
+        result[spec.name] = value
+    return result
