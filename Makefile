@@ -13,7 +13,7 @@ PIP    := $(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAI
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run cli demo study test lint bench clean
+.PHONY: run cli demo study test fuzz lint bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,14 @@ lint: $(VENV)/.dev-installed
 
 test: lint /usr/bin/chromium
 	$(PY) -m pytest -q
+
+# The property tests of the three boundaries (model output, a person's input, transcript files)
+# with many more examples than CI runs (FUZZ_EXAMPLES per property, default 1000; about 10 minutes).
+FUZZ_EXAMPLES ?= 1000
+
+fuzz: $(VENV)/.dev-installed
+	HYPOTHESIS_PROFILE=fuzz FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider tests/properties \
+		--hypothesis-show-statistics
 
 bench: $(VENV)/.app-installed
 	$(PY) bench/engine.py

@@ -28,6 +28,7 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -39,6 +40,7 @@ from console.human import ask_line
 from console.terminal import TerminalRenderer, make_console
 from debate_core.backends.base import Backend
 from debate_core.backends.factory import BackendSpec, backend_kinds, make_backend
+from debate_core.backends.router import BackendRouter
 from debate_core.config import (
     DEFAULT_HISTORY_WINDOW,
     DEFAULT_MAX_NEW_TOKENS,
@@ -135,6 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID_OR_PATH",
         help="hub id or local folder for --backend transformers (default: embedded SmolLM2-135M)",
     )
+    m.add_argument(
+        "--model-for",
+        action="append",
+        default=[],
+        metavar="AGENT_OR_ROLE=ID_OR_PATH",
+        help="a model of its own for one agent or role (a fine-tuned listener, a larger speaker)",
+    )
     m.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     m.add_argument("--dtype", help="bfloat16, float16 or float32 (default: chosen per device)")
     m.add_argument("--quantization", choices=["8bit", "4bit"], help="bitsandbytes loading on CUDA")
@@ -226,7 +235,8 @@ def config_from_args(args: argparse.Namespace) -> DebateConfig:
     )
 
 
-def backend_from_args(args: argparse.Namespace, config: DebateConfig) -> Backend:
+def backend_from_args(args: argparse.Namespace, config: DebateConfig) -> Backend | BackendRouter:
+    """The default backend, and a router when ``--model-for`` gives agents or roles their own models."""
     spec = BackendSpec(
         kind=args.backend,
         model=args.model,
@@ -235,7 +245,17 @@ def backend_from_args(args: argparse.Namespace, config: DebateConfig) -> Backend
         quantization=args.quantization,
         prefix_reuse=not args.no_prefix_reuse,
     )
-    return make_backend(spec, config)
+    default = make_backend(spec, config)
+    own = _pairs(args.model_for, "--model-for")
+    if not own:
+        return default
+    names = set(config.agent_names)
+    by_agent: dict[str, Backend] = {}
+    by_role: dict[str, Backend] = {}
+    for who, model in own.items():
+        backend = make_backend(replace(spec, kind="transformers", model=model or None), config)
+        (by_agent if who in names else by_role)[who] = backend
+    return BackendRouter(default, by_agent=by_agent, by_role=by_role)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -333,8 +353,12 @@ def event_sink(name: str, target: str) -> Callable[[Iterable[Event]], Iterator[E
     return factory(target)  # type: ignore[no-any-return]
 
 
-def _announce(backend: Backend, console: Console) -> None:
+def _announce(backend: Backend | BackendRouter, console: Console) -> None:
     """Say plainly which model is in use, and load it before the debate starts."""
+    if isinstance(backend, BackendRouter):
+        for each in backend.backends:
+            _announce(each, console)
+        return
     if not hasattr(backend, "loaded"):
         return
     from debate_core.backends.hf.embedded import EMBEDDED_NOTICE

@@ -19,12 +19,15 @@ What it does not do: run anything, load models, or know about storage or the UI.
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from debate_core.text import clean
 
 DEFAULT_TOKEN_BUDGET = 500
 DEFAULT_TEMPERATURE = 0.3
@@ -40,8 +43,16 @@ MAX_PERSONA_LENGTH = 2_000
 MAX_QUESTION_LENGTH = 20_000
 MAX_CONTEXT_LENGTH = 100_000
 MAX_BRIEF_LENGTH = 20_000
+MAX_OPTION_LENGTH = 2_000
+MAX_ANSWER_LENGTH = 1_000
+MAX_REASON_LENGTH = 4_000
+MAX_PARAMS_DEPTH = 8
 DEFAULT_PROTOCOL = "kimura"
 _PROTOCOL_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+
+# Text typed by people (a question, a persona) passes the one sanitising rule of debate_core.text.
+Text = Annotated[str, AfterValidator(clean)]
+INT64 = 2**63
 
 OPTION_LABELS = tuple(string.ascii_uppercase)
 
@@ -97,10 +108,10 @@ class Question(BaseModel):
 
     model_config = _Frozen
 
-    text: Annotated[str, Field(min_length=1, max_length=MAX_QUESTION_LENGTH)]
-    options: tuple[str, ...] = ()
-    answer: str | None = None
-    context: Annotated[str, Field(max_length=MAX_CONTEXT_LENGTH)] = ""
+    text: Annotated[Text, Field(min_length=1, max_length=MAX_QUESTION_LENGTH)]
+    options: tuple[Annotated[Text, Field(max_length=MAX_OPTION_LENGTH)], ...] = ()
+    answer: Annotated[Text, Field(max_length=MAX_ANSWER_LENGTH)] | None = None
+    context: Annotated[Text, Field(max_length=MAX_CONTEXT_LENGTH)] = ""
 
     @field_validator("text")
     @classmethod
@@ -150,6 +161,29 @@ class Question(BaseModel):
         return "\n".join(lines)
 
 
+def _json_safe(value: Any, where: str, depth: int) -> None:
+    """Raise ``ValueError`` unless ``value`` is plain JSON: finite numbers, short nesting, string keys."""
+    if depth > MAX_PARAMS_DEPTH:
+        raise ValueError(f"{where} is nested more than {MAX_PARAMS_DEPTH} levels deep")
+    if value is None or isinstance(value, bool | int | str):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{where} is {value}, not a finite number")
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValueError(f"{where} has a key that is not a string: {key!r}")
+            _json_safe(item, f"{where}.{key}", depth + 1)
+        return
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            _json_safe(item, f"{where}[{index}]", depth + 1)
+        return
+    raise ValueError(f"{where} is a {type(value).__name__}, not JSON")
+
+
 def normalize_label(value: object, labels: tuple[str, ...]) -> str | None:
     """Map ``"b"``, ``"(B)"``, ``"B)"`` or ``"B."`` to ``"B"`` if it is a label, else None.
 
@@ -174,10 +208,10 @@ class AgentSpec(BaseModel):
     model_config = _Frozen
 
     name: Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH)]
-    persona: Annotated[str, Field(max_length=MAX_PERSONA_LENGTH)] = ""
+    persona: Annotated[Text, Field(max_length=MAX_PERSONA_LENGTH)] = ""
     seat: SeatKind = SeatKind.MODEL
-    role: str | None = None
-    brief: Annotated[str, Field(max_length=MAX_BRIEF_LENGTH)] = ""
+    role: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,39}$")] | None = None
+    brief: Annotated[Text, Field(max_length=MAX_BRIEF_LENGTH)] = ""
 
     @field_validator("name")
     @classmethod
@@ -198,8 +232,8 @@ class SuppliedInitialAnswer(BaseModel):
 
     model_config = _Frozen
 
-    answer: str
-    reason: str = ""
+    answer: Annotated[Text, Field(max_length=MAX_ANSWER_LENGTH)]
+    reason: Annotated[Text, Field(max_length=MAX_REASON_LENGTH)] = ""
 
 
 class DebateConfig(BaseModel):
@@ -220,14 +254,14 @@ class DebateConfig(BaseModel):
     protocol: str = DEFAULT_PROTOCOL
     variant: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
-    token_budget: int = DEFAULT_TOKEN_BUDGET
-    seed: int = DEFAULT_SEED
+    token_budget: Annotated[int, Field(le=10**9)] = DEFAULT_TOKEN_BUDGET
+    seed: Annotated[int, Field(ge=-INT64, lt=INT64)] = DEFAULT_SEED
     temperature: float = DEFAULT_TEMPERATURE
-    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS
-    utterance_max_new_tokens: int | None = None
-    history_window: int | None = DEFAULT_HISTORY_WINDOW
-    max_turns: int = DEFAULT_MAX_TURNS
-    max_silent_turns: int = DEFAULT_MAX_SILENT_TURNS
+    max_new_tokens: Annotated[int, Field(le=10**6)] = DEFAULT_MAX_NEW_TOKENS
+    utterance_max_new_tokens: Annotated[int, Field(le=10**6)] | None = None
+    history_window: Annotated[int, Field(le=10**6)] | None = DEFAULT_HISTORY_WINDOW
+    max_turns: Annotated[int, Field(le=10**7)] = DEFAULT_MAX_TURNS
+    max_silent_turns: Annotated[int, Field(le=10**7)] = DEFAULT_MAX_SILENT_TURNS
     initial_answers: dict[str, SuppliedInitialAnswer] = Field(default_factory=dict)
     prompt_layout: PromptLayout = PromptLayout.PAPER
     record_prompts: bool = False
@@ -265,6 +299,12 @@ class DebateConfig(BaseModel):
     def _window_positive(cls, value: int | None) -> int | None:
         if value is not None and value < 1:
             raise ValueError(f"history_window must be at least 1 turn (or None for all), got {value}")
+        return value
+
+    @field_validator("params")
+    @classmethod
+    def _params_are_json(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _json_safe(value, "params", 0)
         return value
 
     @field_validator("protocol")

@@ -21,6 +21,7 @@ What it does not do: print, persist, or render. Consumers do that with events.
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -29,10 +30,10 @@ from debate_core import __version__
 from debate_core.backends.base import Backend
 from debate_core.backends.router import BackendRouter
 from debate_core.config import DebateConfig, SeatKind
-from debate_core.errors import BackendError, CapabilityError
+from debate_core.errors import BackendError, CapabilityError, ConfigError
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
-from debate_core.events.types import DebateEnded, DebateStarted
+from debate_core.events.types import DEBATE_ID_PATTERN, DebateEnded, DebateStarted
 from debate_core.kernel.chunkers import Chunker
 from debate_core.kernel.seats import Seat, build_seats
 from debate_core.kernel.sentences import default_sentence_chunker
@@ -63,6 +64,8 @@ class Debate:
             resolved = resolved.model_copy(update={"agents": agents})
         self.config = resolved
         self.router = backend if isinstance(backend, BackendRouter) else BackendRouter(backend)
+        if debate_id is not None and not re.match(DEBATE_ID_PATTERN, debate_id):
+            raise ConfigError(f"debate id {debate_id[:80]!r} must be 1-64 letters, digits, '_', '.' or '-'")
         self.debate_id = debate_id or uuid.uuid4().hex
         self._check_requirements(self.protocol, roles)
         self.seats = build_seats(self.config, seats or {}, self.debate_id)

@@ -21,4 +21,6 @@ def clean(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD and NUL characters removed."""
     if "\x00" in text:
         text = text.replace("\x00", "")
+    if text.isascii():  # the common case, checked at C speed
+        return text
     return _SURROGATE.sub("\ufffd", text)

@@ -29,7 +29,7 @@ from rich.text import Text
 from console.terminal import TerminalRenderer, make_console
 from debate_core.events import Event
 from storage.store import STATUSES, Store
-from storage.transfer import TranscriptError
+from storage.transfer import TranscriptError, safe_file_name
 
 
 def record_sink(target: str) -> object:
@@ -42,6 +42,28 @@ def record_sink(target: str) -> object:
     return sink
 
 
+MAX_LIMIT = 1_000_000
+
+
+def since_time(text: str) -> datetime:
+    """``YYYY-MM-DD`` or an ISO time; without an offset it is UTC, with one the offset is kept."""
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD) or an ISO time") from None
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"the limit must be between 1 and {MAX_LIMIT:,}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m storage", description="Stored debates.")
     parser.add_argument("--db", help="SQLite file or SQLAlchemy URL (default: the data directory's file)")
@@ -52,9 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--variant", help="a protocol variant")
     listing.add_argument("--condition", choices=["fixed", "dynamic", "interruptible"], help="kimura's variant")
     listing.add_argument("--text", help="words in the question")
-    listing.add_argument("--since", help="YYYY-MM-DD")
+    listing.add_argument("--since", type=since_time, help="YYYY-MM-DD, or an ISO time with an offset")
     listing.add_argument("--experiment")
-    listing.add_argument("--limit", type=int, default=50)
+    listing.add_argument("--limit", type=limit, default=50)
     show = commands.add_parser("show", help="replay a debate in the terminal")
     show.add_argument("debate")
     show.add_argument("--plans", action="store_true", help="also show every turn's plans")
@@ -73,14 +95,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     store = Store(args.db)
     try:
         if args.command == "list":
-            since = datetime.fromisoformat(args.since).replace(tzinfo=UTC) if args.since else None
             rows = store.list_debates(
                 status=args.status,
                 protocol=args.protocol,
                 variant=args.variant,
                 condition=args.condition,
                 text=args.text,
-                since=since,
+                since=args.since,
                 experiment_id=args.experiment,
                 limit=args.limit,
             )
@@ -106,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 renderer.show(event)
         elif args.command == "export":
             debate_id = store.find(args.debate)
-            path = store.export_json(debate_id, args.out or f"{debate_id}.json")
+            path = store.export_json(debate_id, args.out or safe_file_name(debate_id, ".json"))
             console.print(f"wrote {path}")
             if args.csv:
                 for written in store.export_csv([debate_id], args.csv):

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import os
 import socket
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, Table, insert, update
 from sqlalchemy.orm import Session
 
 from debate_core.events import (
@@ -51,6 +52,7 @@ from debate_core.status import DebateStatus, status_for
 from storage.db import writer
 from storage.models import (
     AnswerRow,
+    Base,
     DebateRow,
     DecisionRow,
     DisclosureRow,
@@ -131,66 +133,73 @@ class Writer(EventFold):
         self.session = session
         self.debate_id = debate_id
         self.count = 0
+        # Append-only rows wait here and go in as one bulk insert per table at the next commit.
+        self.rows: dict[type[Base], list[dict[str, Any]]] = defaultdict(list)
         # Utterance rows by id, so later events update them without a query: a
         # query would autoflush and take SQLite's write lock for the whole turn.
         self.utterances: dict[int, UtteranceRow] = {}
 
     def add(self, event: Event) -> None:
-        session, debate_id = self.session, self.debate_id
-        session.add(
-            EventRow(
-                debate_id=debate_id,
-                seq=event.seq,
-                turn=event.turn,
-                type=event.type,
-                public_tokens=event.public_tokens,
-                at=event.at,
-                payload=event_to_dict(event),
-            )
+        self._row(
+            EventRow,
+            seq=event.seq,
+            turn=event.turn,
+            type=event.type,
+            public_tokens=event.public_tokens,
+            at=event.at,
+            payload=event_to_dict(event),
         )
         self.count += 1
         self.dispatch(event)
 
+    def _row(self, model: type[Base], **values: Any) -> None:
+        self.rows[model].append({"debate_id": self.debate_id, **values})
+
+    def flush_rows(self) -> None:
+        """Insert the rows gathered so far, one bulk insert per table (the utterance rows are flushed too)."""
+        for model, rows in self.rows.items():
+            if rows:
+                table = cast(Table, model.__table__)
+                self.session.execute(insert(table), rows)  # Core: no ORM bookkeeping per row
+                rows.clear()
+        self.session.flush()
+
     def _initial_answers(self, event: InitialAnswersGiven) -> None:
         for a in event.answers:
-            self.session.add(
-                InitialAnswerRow(
-                    debate_id=self.debate_id,
-                    agent=a.agent,
-                    answer=a.answer,
-                    reason=a.reason,
-                    source=a.source.value,
-                    valid=a.valid,
-                    error=a.error,
-                    raw=a.raw,
-                )
+            self._row(
+                InitialAnswerRow,
+                agent=a.agent,
+                answer=a.answer,
+                reason=a.reason,
+                source=a.source.value,
+                valid=a.valid,
+                error=a.error,
+                raw=a.raw,
             )
 
     def _plans_made(self, event: PlansMade) -> None:
         for r in event.plans:
             g = r.generation
-            self.session.add(
-                PlanRow(
-                    debate_id=self.debate_id,
-                    seq=event.seq,
-                    agent=r.agent,
-                    turn=event.turn,
-                    public_tokens=event.public_tokens,
-                    thought=r.plan.thought,
-                    action=r.plan.action.value,
-                    urgency=r.plan.urgency,
-                    purpose=r.plan.purpose,
-                    answer=r.plan.answer,
-                    allowed="|".join(a.value for a in r.allowed),
-                    source=r.source.value,
-                    valid=r.valid,
-                    error=r.error,
-                    raw=r.raw,
-                    latency_s=g.latency_s,
-                    prompt_tokens=g.prompt_tokens,
-                    cached_tokens=g.cached_tokens,
-                    completion_tokens=g.completion_tokens,
-                )
+            self._row(
+                PlanRow,
+                seq=event.seq,
+                agent=r.agent,
+                turn=event.turn,
+                public_tokens=event.public_tokens,
+                thought=r.plan.thought,
+                action=r.plan.action.value,
+                urgency=r.plan.urgency,
+                purpose=r.plan.purpose,
+                answer=r.plan.answer,
+                allowed="|".join(a.value for a in r.allowed),
+                source=r.source.value,
+                valid=r.valid,
+                error=r.error,
+                raw=r.raw,
+                latency_s=g.latency_s,
+                prompt_tokens=g.prompt_tokens,
+                cached_tokens=g.cached_tokens,
+                completion_tokens=g.completion_tokens,
             )
 
     def _utterance_generated(self, event: UtteranceGenerated) -> None:
@@ -220,20 +229,18 @@ class Writer(EventFold):
         return row
 
     def _unit_disclosed(self, event: UnitDisclosed) -> None:
-        self.session.add(
-            DisclosureRow(
-                debate_id=self.debate_id,
-                seq=event.seq,
-                turn=event.turn,
-                speaker=event.speaker,
-                utterance_id=event.utterance_id,
-                unit_index=event.index,
-                units_total=event.total,
-                text=event.text,
-                tokens=event.tokens,
-                public_tokens=event.public_tokens,
-                interrupting=event.interrupting,
-            )
+        self._row(
+            DisclosureRow,
+            seq=event.seq,
+            turn=event.turn,
+            speaker=event.speaker,
+            utterance_id=event.utterance_id,
+            unit_index=event.index,
+            units_total=event.total,
+            text=event.text,
+            tokens=event.tokens,
+            public_tokens=event.public_tokens,
+            interrupting=event.interrupting,
         )
         self._utterance(event.utterance_id).disclosed_count = event.index + 1
 
@@ -251,57 +258,51 @@ class Writer(EventFold):
         row.discarded = [*row.discarded, *event.discarded]
 
     def _listener_decision(self, event: ListenerDecision) -> None:
-        self.session.add(
-            DecisionRow(
-                debate_id=self.debate_id,
-                seq=event.seq,
-                turn=event.turn,
-                public_tokens=event.public_tokens,
-                listener=event.listener,
-                speaker=event.speaker,
-                utterance_id=event.utterance_id,
-                unit_index=event.unit_index,
-                interrupt=event.interrupt,
-                policy=event.policy,
-                p_interrupt=event.p_interrupt,
-                text=event.text,
-                source=event.source.value,
-                valid=event.valid,
-                error=event.error,
-                completion_tokens=event.generation.completion_tokens,
-                latency_s=event.generation.latency_s,
-            )
+        self._row(
+            DecisionRow,
+            seq=event.seq,
+            turn=event.turn,
+            public_tokens=event.public_tokens,
+            listener=event.listener,
+            speaker=event.speaker,
+            utterance_id=event.utterance_id,
+            unit_index=event.unit_index,
+            interrupt=event.interrupt,
+            policy=event.policy,
+            p_interrupt=event.p_interrupt,
+            text=event.text,
+            source=event.source.value,
+            valid=event.valid,
+            error=event.error,
+            completion_tokens=event.generation.completion_tokens,
+            latency_s=event.generation.latency_s,
         )
 
     def _intervention(self, event: Intervention) -> None:
-        self.session.add(
-            InterventionRow(
-                debate_id=self.debate_id,
-                seq=event.seq,
-                turn=event.turn,
-                author=event.author,
-                target=event.target,
-                kind=event.kind,
-                text=event.text,
-                blocking=event.blocking,
-                utterance_id=event.utterance_id,
-                unit_index=event.unit_index,
-                source=event.source.value,
-            )
+        self._row(
+            InterventionRow,
+            seq=event.seq,
+            turn=event.turn,
+            author=event.author,
+            target=event.target,
+            kind=event.kind,
+            text=event.text,
+            blocking=event.blocking,
+            utterance_id=event.utterance_id,
+            unit_index=event.unit_index,
+            source=event.source.value,
         )
 
     def _answers_updated(self, event: AnswersUpdated) -> None:
         for item in event.answers:
-            self.session.add(
-                AnswerRow(
-                    debate_id=self.debate_id,
-                    seq=event.seq,
-                    agent=item.agent,
-                    turn=event.turn,
-                    public_tokens=event.public_tokens,
-                    answer=item.answer,
-                    cause=event.cause,
-                )
+            self._row(
+                AnswerRow,
+                seq=event.seq,
+                agent=item.agent,
+                turn=event.turn,
+                public_tokens=event.public_tokens,
+                answer=item.answer,
+                cause=event.cause,
             )
 
     def finish(self, ended: DebateEnded) -> dict[str, Any]:
@@ -374,6 +375,7 @@ class Recorder:
             session.close()
 
     def _commit(self, session: Session, rows: Writer, event: Event, extra: dict[str, Any] | None = None) -> None:
+        rows.flush_rows()
         values = {
             "public_tokens": event.public_tokens,
             "turns": event.turn,
@@ -389,6 +391,7 @@ class Recorder:
     def _close(self, session: Session, rows: Writer, status: DebateStatus, error: str) -> None:
         """Keep every event written so far and mark how the debate ended."""
         try:
+            rows.flush_rows()
             session.commit()
         except Exception:
             session.rollback()

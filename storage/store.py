@@ -173,10 +173,14 @@ class Store:
             return DebateSummary.of(row)
 
     def find(self, prefix: str) -> str:
-        """The full id of the one debate whose id starts with ``prefix``."""
+        """The full id of the one debate whose id starts with ``prefix`` (case matters)."""
         with Session(self.engine) as session:
+            # SQLite's LIKE ignores case, so compare the id's first characters exactly as well.
             ids = session.scalars(
-                select(DebateRow.id).where(DebateRow.id.startswith(prefix, autoescape=True)).limit(2)
+                select(DebateRow.id)
+                .where(DebateRow.id.startswith(prefix, autoescape=True))
+                .where(func.substr(DebateRow.id, 1, len(prefix)) == prefix)
+                .limit(2)
             ).all()
         if len(ids) != 1:
             raise KeyError(f"{'no' if not ids else 'more than one'} debate id starts with {prefix!r}")

@@ -4,15 +4,15 @@ What it does:
 
 * ``export_json`` writes ``{"format": "interruptible-debate", "schema_version":
   2, "debate_id": ..., "events": [...]}`` (the events as the engine's objects
-  give them: an old debate is exported in today's schema);
-* ``import_json`` reads such a file back (schema 1 or 2), **validating
-  everything before writing anything**: file size (64 MiB at most), JSON
-  syntax and nesting, format and schema version, no string longer than
-  100,000 characters, every event well-formed, the first one
-  ``debate_started``, ``seq`` contiguous from 0, and a debate id not already
-  in the store. Then it writes the whole debate
-  in one transaction: any failure leaves the store as it was. Errors are
-  ``TranscriptError`` with a message that says what is wrong and where;
+  give them: an old debate is exported in today's schema), through a scratch
+  file renamed into place; ``safe_file_name`` makes a file name from an id;
+* ``import_json`` reads such a file back (schema 1 or 2), **checking
+  everything before writing anything** (``transcript.read_transcript``: size,
+  JSON, format and version, strings, every event's shape and values, the
+  stream's meaning) and a debate id not already in the store. Then it writes
+  the whole debate in one transaction, rows added in bulk: any failure leaves
+  the store as it was. Errors are ``TranscriptError`` with a message that
+  says what is wrong and where;
 * ``export_csv`` writes ``plans.csv`` (one row per agent per turn) and
   ``disclosures.csv`` (one row per disclosed unit) for any number of debates.
 
@@ -24,31 +24,30 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError
 from sqlalchemy import Engine, select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from debate_core.events import EVENT_SCHEMA_VERSION, DebateEnded, DebateStarted, Event, event_from_dict, event_to_dict
+from debate_core.events import EVENT_SCHEMA_VERSION, DebateEnded, DebateStarted, event_to_dict
 from debate_core.status import DebateStatus
 from storage.db import writer
 from storage.models import DebateRow, DisclosureRow, PlanRow
 from storage.reading import read_events
 from storage.recorder import Writer, debate_row, participant_rows
+from storage.transcript import FORMAT, TranscriptError, read_transcript
 
-FORMAT = "interruptible-debate"
 SCHEMA_VERSION = EVENT_SCHEMA_VERSION
-READABLE_VERSIONS = (1, 2)
-MAX_IMPORT_BYTES = 64 * 1024 * 1024
-MAX_STRING_CHARS = 100_000
-MAX_DEPTH = 32
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-class TranscriptError(ValueError):
-    """A transcript file was refused; nothing was written."""
+def safe_file_name(debate_id: str, suffix: str) -> str:
+    """A file name for a debate: its id kept to letters, digits, ``_.-``, never hidden, never a path."""
+    name = _UNSAFE.sub("_", debate_id)[:64].strip("._-") or "debate"
+    return f"{name}{suffix}"
 
 
 def export_json(engine: Engine, debate_id: str, path: Path) -> Path:
@@ -71,65 +70,6 @@ def export_json(engine: Engine, debate_id: str, path: Path) -> Path:
     return path
 
 
-def _check_strings(value: Any, where: str, depth: int = 0) -> None:
-    if depth > MAX_DEPTH:
-        raise TranscriptError(f"{where}: nested more than {MAX_DEPTH} levels deep")
-    if isinstance(value, str):
-        if len(value) > MAX_STRING_CHARS:
-            raise TranscriptError(f"{where}: a string of {len(value):,} characters (limit {MAX_STRING_CHARS:,})")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _check_strings(key, f"{where}.<key>", depth + 1)
-            _check_strings(item, f"{where}.{key}", depth + 1)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _check_strings(item, f"{where}[{index}]", depth + 1)
-
-
-def read_transcript(path: Path) -> list[Event]:
-    """Parse and validate a transcript file; raise ``TranscriptError`` naming the problem."""
-    try:
-        size = path.stat().st_size
-    except OSError as error:
-        raise TranscriptError(f"cannot read {path}: {error.strerror}") from None
-    if size > MAX_IMPORT_BYTES:
-        raise TranscriptError(f"{path.name} is {size:,} bytes; the limit is {MAX_IMPORT_BYTES:,}")
-    try:
-        document = json.loads(path.read_bytes())
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise TranscriptError(f"{path.name} is not valid JSON: {error}") from None
-    except RecursionError:
-        raise TranscriptError(f"{path.name} is nested too deeply") from None
-    if not isinstance(document, dict):
-        raise TranscriptError("a transcript is a JSON object with format, schema_version and events")
-    if document.get("format") != FORMAT:
-        raise TranscriptError(f"not a transcript of this application (format {document.get('format')!r})")
-    version = document.get("schema_version")
-    if type(version) is not int or version not in READABLE_VERSIONS:
-        readable = " and ".join(str(v) for v in READABLE_VERSIONS)
-        raise TranscriptError(f"schema_version {version!r} is not supported (this version reads {readable})")
-    raw_events = document.get("events")
-    if not isinstance(raw_events, list) or not raw_events:
-        raise TranscriptError("events must be a non-empty list")
-    _check_strings(raw_events, "events")
-    events: list[Event] = []
-    for index, raw in enumerate(raw_events):
-        try:
-            events.append(event_from_dict(raw))
-        except ValidationError as error:
-            first = error.errors()[0]
-            place = ".".join(str(part) for part in first["loc"])
-            raise TranscriptError(f"events[{index}] is not a valid event: {place}: {first['msg']}") from None
-        if events[-1].seq != index:
-            raise TranscriptError(f"events[{index}] has seq {events[-1].seq}; expected {index}")
-    first_event = events[0]
-    if not isinstance(first_event, DebateStarted):
-        raise TranscriptError(f"the first event must be debate_started, not {first_event.type}")
-    if document.get("debate_id", first_event.debate_id) != first_event.debate_id:
-        raise TranscriptError("debate_id does not match the debate_started event")
-    return events
-
-
 def import_json(engine: Engine, path: Path) -> str:
     events = read_transcript(path)
     started = events[0]
@@ -146,9 +86,9 @@ def import_json(engine: Engine, path: Path) -> str:
         try:
             for event in events:
                 rows.add(event)
-                session.flush()
-        except Exception as error:  # inconsistent events (e.g. an unknown utterance id)
-            raise TranscriptError(f"the events do not form a consistent debate: {error}") from None
+            rows.flush_rows()
+        except (ValueError, SQLAlchemyError) as error:  # events the checks let through but the tables refuse
+            raise TranscriptError(f"the events do not form a consistent debate: {str(error)[:300]}") from None
         last = events[-1]
         row.public_tokens, row.turns, row.event_count = last.public_tokens, last.turn, len(events)
         if ended is not None:

@@ -228,3 +228,17 @@ def test_a_bad_protocol_is_a_clear_error():
     assert result.returncode == 2 and "unknown protocol 'nope'" in result.stdout
     result = run_cli("--variant", "loud")
     assert result.returncode == 2 and "kimura has no variant 'loud'" in result.stdout
+
+
+def test_model_for_gives_an_agent_or_a_role_its_own_model():
+    from console.cli import backend_from_args, build_parser, config_from_args
+    from debate_core.backends import BackendRouter
+
+    args = build_parser().parse_args(
+        ["run", "--backend", "transformers", "--model-for", "Chris=org/listener", "--model-for", "judge=org/judge"]
+    )
+    backend = backend_from_args(args, config_from_args(args))
+    assert isinstance(backend, BackendRouter)
+    assert backend.backend_for("Chris").model_id == "org/listener"
+    assert backend.backend_for("Alex").model_id.startswith("SmolLM2-135M")
+    assert backend.backend_for("Zed", "judge").model_id == "org/judge"

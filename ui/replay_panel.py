@@ -20,6 +20,7 @@ import gradio as gr
 from debate_core.events import Event
 from debate_core.protocols.registry import uses_budget
 from debate_core.status import DebateStatus
+from storage.transfer import safe_file_name
 from ui import charts, render
 from ui.view_model import DebateView
 
@@ -118,7 +119,7 @@ def build_replay(store: Any) -> None:
             return []
         folder = Path(tempfile.mkdtemp(prefix="debate-export-"))
         if kind == "json":
-            return [str(store.export_json(debate_id, folder / f"debate-{debate_id[:8]}.json"))]
+            return [str(store.export_json(debate_id, folder / safe_file_name(f"debate-{debate_id}", ".json")))]
         return [str(p) for p in store.export_csv([debate_id], folder)]
 
     export_json.click(lambda d: exports(d, "json"), inputs=chosen, outputs=files)

@@ -13,9 +13,18 @@ kinds) or decide anything.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+# Values an event may hold: checked on every event, whether the engine made it or a file brought it.
+Count = Annotated[int, Field(ge=0)]
+Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Probability = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+Urgency = Annotated[int, Field(ge=0, le=9)]
+MAX_TIMESTAMP = 253_402_300_799.0  # 9999-12-31T23:59:59Z, the last instant a datetime can hold
+Timestamp = Annotated[float, Field(ge=0, le=MAX_TIMESTAMP, allow_inf_nan=False)]
 
 
 class Record(BaseModel):
@@ -62,7 +71,7 @@ class ActionPlan(Record):
 
     thought: str
     action: Action
-    urgency: int
+    urgency: Urgency
     purpose: str
     answer: str | None
 
@@ -81,10 +90,10 @@ class PromptMessage(Record):
 class GenerationInfo(Record):
     """Cost of one model call: token counts and seconds (0 for humans and policies)."""
 
-    prompt_tokens: int = 0
-    cached_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
+    prompt_tokens: Count = 0
+    cached_tokens: Count = 0
+    completion_tokens: Count = 0
+    latency_s: Seconds = 0.0
     prompt: tuple[PromptMessage, ...] | None = None
 
 
@@ -134,47 +143,47 @@ class Candidate(Record):
 
     agent: str
     action: Action
-    urgency: int
+    urgency: Urgency
 
 
 class Vote(Record):
     answer: str
-    count: int
+    count: Annotated[int, Field(ge=1)]
 
 
 class TokenStats(Record):
     """Confidence statistics of one completion (SID): NLL and entropy aggregated four ways."""
 
-    nll_max: float
-    nll_avg: float
-    nll_first: float
-    nll_penultimate: float
-    ent_max: float
-    ent_avg: float
-    ent_first: float
-    ent_penultimate: float
+    nll_max: Finite
+    nll_avg: Finite
+    nll_first: Finite
+    nll_penultimate: Finite
+    ent_max: Finite
+    ent_avg: Finite
+    ent_first: Finite
+    ent_penultimate: Finite
 
 
 class DebateStats(Record):
     """Counts and costs of a whole debate, for the analysis tables."""
 
-    turns: int = 0
-    silent_turns: int = 0
-    utterances: int = 0
-    interruptions: int = 0
-    completions: int = 0
-    units_disclosed: int = 0
-    invalid_plans: int = 0
-    model_calls: int = 0
-    batches: int = 0
-    prompt_tokens: int = 0
-    cached_prompt_tokens: int = 0
-    generated_tokens: int = 0
-    wall_time_s: float = 0.0
-    decisions: int = 0
-    interventions: int = 0
-    resumptions: int = 0
-    revisions: int = 0
+    turns: Count = 0
+    silent_turns: Count = 0
+    utterances: Count = 0
+    interruptions: Count = 0
+    completions: Count = 0
+    units_disclosed: Count = 0
+    invalid_plans: Count = 0
+    model_calls: Count = 0
+    batches: Count = 0
+    prompt_tokens: Count = 0
+    cached_prompt_tokens: Count = 0
+    generated_tokens: Count = 0
+    wall_time_s: Seconds = 0.0
+    decisions: Count = 0
+    interventions: Count = 0
+    resumptions: Count = 0
+    revisions: Count = 0
 
 
 JsonValue = Any

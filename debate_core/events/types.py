@@ -25,7 +25,7 @@ What it does not do: decide anything, or convert to and from JSON (``codec``).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -34,25 +34,35 @@ from debate_core.events.records import (
     Action,
     AgentAnswer,
     Candidate,
+    Count,
     DebateStats,
     EndReason,
+    Finite,
     GenerationInfo,
     InitialAnswer,
     PlanRecord,
+    Probability,
     Record,
     Source,
+    Timestamp,
     TokenStats,
     Vote,
 )
 
 EVENT_SCHEMA_VERSION = 2
+DEBATE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+"""A debate id: letters, digits, ``_``, ``.`` and ``-``, 64 at most, starting with a letter or digit.
+
+Ids become file names (exports) and URL parts, so nothing else is accepted anywhere."""
+DebateId = Annotated[str, Field(pattern=DEBATE_ID_PATTERN)]
+UnitIndex = Annotated[int, Field(ge=0)]
 
 
 class _Event(Record):
-    seq: int
-    turn: int
-    public_tokens: int
-    at: float
+    seq: Count
+    turn: Count
+    public_tokens: Count
+    at: Timestamp
 
 
 class _Reply(_Event):
@@ -80,13 +90,13 @@ class DebateStarted(_Event):
     """
 
     type: Literal["debate_started"] = "debate_started"
-    debate_id: str
+    debate_id: DebateId
     config: DebateConfig
     protocol: str
     model_id: str
     segmenter: str
     engine_version: str
-    schema_version: int = EVENT_SCHEMA_VERSION
+    schema_version: Annotated[int, Field(ge=1, le=EVENT_SCHEMA_VERSION)] = EVENT_SCHEMA_VERSION
 
 
 class PhaseStarted(_Event):
@@ -94,7 +104,7 @@ class PhaseStarted(_Event):
 
     type: Literal["phase_started"] = "phase_started"
     phase: str
-    round: int | None = None
+    round: Count | None = None
     detail: str = ""
 
 
@@ -143,7 +153,7 @@ class PlansMade(_Event):
     plans: tuple[PlanRecord, ...]
     answers: tuple[AgentAnswer, ...]
     floor_holder: str | None
-    batch_latency_s: float
+    batch_latency_s: Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
     def answer_of(self, agent: str) -> str | None:
         for item in self.answers:
@@ -183,7 +193,7 @@ class SpeakerSelected(_Event):
     type: Literal["speaker_selected"] = "speaker_selected"
     speaker: str
     rule: str
-    urgency: int | None
+    urgency: Annotated[int, Field(ge=0, le=9)] | None
     candidates: tuple[Candidate, ...]
     tie: tuple[str, ...] = ()
     interrupts: str | None = None
@@ -200,8 +210,8 @@ class Interrupted(_Event):
     type: Literal["interrupted"] = "interrupted"
     interrupter: str
     interrupted: str
-    utterance_id: int
-    disclosed_count: int
+    utterance_id: Count
+    disclosed_count: Count
     discarded: tuple[str, ...]
     suspended: bool = False
 
@@ -218,7 +228,7 @@ class UtteranceGenerated(_Event):
 
     type: Literal["utterance_generated"] = "utterance_generated"
     speaker: str
-    utterance_id: int
+    utterance_id: Count
     text: str
     units: tuple[str, ...]
     interrupting: str | None = None
@@ -236,11 +246,11 @@ class UnitDisclosed(_Event):
 
     type: Literal["unit_disclosed"] = "unit_disclosed"
     speaker: str
-    utterance_id: int
-    index: int
-    total: int
+    utterance_id: Count
+    index: UnitIndex
+    total: Annotated[int, Field(ge=1)]
     text: str
-    tokens: int
+    tokens: Count
     interrupting: str | None = None
 
     @property
@@ -253,15 +263,15 @@ class UtteranceCompleted(_Event):
 
     type: Literal["utterance_completed"] = "utterance_completed"
     speaker: str
-    utterance_id: int
-    units: int
+    utterance_id: Count
+    units: Count
 
 
 class SilentTurn(_Event):
     """Nobody held the floor this turn; everyone re-plans."""
 
     type: Literal["silent_turn"] = "silent_turn"
-    consecutive: int
+    consecutive: Annotated[int, Field(ge=1)]
 
 
 class UtteranceResumed(_Event):
@@ -269,7 +279,7 @@ class UtteranceResumed(_Event):
 
     type: Literal["utterance_resumed"] = "utterance_resumed"
     speaker: str
-    utterance_id: int
+    utterance_id: Count
     mode: Literal["continue", "regenerate"]
 
 
@@ -278,7 +288,7 @@ class UtteranceRevised(_Reply):
 
     type: Literal["utterance_revised"] = "utterance_revised"
     speaker: str
-    utterance_id: int
+    utterance_id: Count
     discarded: tuple[str, ...]
     units: tuple[str, ...]
     reason: str
@@ -299,11 +309,11 @@ class ListenerDecision(_Reply):
     type: Literal["listener_decision"] = "listener_decision"
     listener: str
     speaker: str
-    utterance_id: int
-    unit_index: int
+    utterance_id: Count
+    unit_index: UnitIndex
     interrupt: bool
     policy: str
-    p_interrupt: float | None = None
+    p_interrupt: Probability | None = None
     text: str | None = None
 
 
@@ -316,8 +326,8 @@ class Intervention(_Reply):
     kind: str
     text: str
     blocking: bool
-    utterance_id: int | None = None
-    unit_index: int | None = None
+    utterance_id: Count | None = None
+    unit_index: UnitIndex | None = None
 
 
 # -- reflection -------------------------------------------------------------------------------------
@@ -334,8 +344,8 @@ class SignalsMeasured(_Event):
     type: Literal["signals_measured"] = "signals_measured"
     agent: str
     stats: TokenStats
-    score: float
-    threshold: float | None
+    score: Finite
+    threshold: Finite | None
     rule: str
     passed: bool
 
@@ -345,13 +355,13 @@ class ContextCompressed(_Event):
 
     type: Literal["context_compressed"] = "context_compressed"
     agent: str
-    round: int
+    round: Count
     source_text: str
-    source_tokens: int
-    kept_spans: tuple[tuple[int, int], ...]
+    source_tokens: Count
+    kept_spans: tuple[tuple[Count, Count], ...]
     kept_text: str
-    ratio: float
-    top_p: float
+    ratio: Probability
+    top_p: Probability
     layer: int | None = None
 
 
@@ -365,7 +375,7 @@ class AnalysisMade(_Reply):
 
     type: Literal["analysis_made"] = "analysis_made"
     analyst: str
-    round: int
+    round: Count
     findings: dict[str, Any] = Field(default_factory=dict)
     stop: bool = False
     reason: str = ""
@@ -376,7 +386,7 @@ class ActionComposed(_Reply):
 
     type: Literal["action_composed"] = "action_composed"
     agent: str
-    round: int
+    round: Count
     acts: tuple[str, ...]
     action_text: str
 

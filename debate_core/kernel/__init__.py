@@ -35,6 +35,7 @@ from debate_core.kernel.policies import (
     ThresholdPolicy,
     decision_form,
 )
+from debate_core.kernel.replies import load_object
 from debate_core.kernel.seats import HumanSeat, ModelSeat, Seat
 from debate_core.kernel.sentences import SentenceChunker, default_sentence_chunker
 from debate_core.kernel.table import DebateStopped, Replies, Table, TableSnapshot
@@ -76,6 +77,7 @@ __all__ = [
     "default_sentence_chunker",
     "first_of",
     "is_correct",
+    "load_object",
     "majority",
     "silence_streak",
     "single",

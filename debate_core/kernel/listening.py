@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 class ListenerMoves:
     """Listening moves of the table (see the module docstring)."""
 
+    forced: dict[tuple[str, int, int], bool]
+
     def emit(self, cls: Any, **fields: Any) -> Any:  # provided by Table
         raise NotImplementedError
 
@@ -39,9 +41,8 @@ class ListenerMoves:
         self, listeners: Sequence[str], floor: Floor, policy: InterruptPolicy, view: Callable[[str], Any]
     ) -> dict[str, ListenerDecision]:
         """Each listener's decision after the floor's last disclosed unit, under ``policy``."""
-        forced = getattr(self, "forced", None)
-        if forced:
-            policy = ForcedPolicy(forced, otherwise=policy)
+        if self.forced:
+            policy = ForcedPolicy(self.forced, otherwise=policy)
         decided = policy.decide(cast("Table", self), listeners, floor, view)
         events = {}
         for name in listeners:

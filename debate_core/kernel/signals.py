@@ -4,8 +4,10 @@ What it does: ``token_stats(completion)`` turns a completion's per-token
 negative log-likelihoods and entropies (``Signals(token_stats=True)``) into
 the eight aggregates SID uses (max, average, first and penultimate of each),
 as a ``TokenStats`` record for a ``SignalsMeasured`` event. A completion of
-one token uses that token for "penultimate"; one of none raises
-``ValueError`` (there is nothing to be confident about).
+one token uses that token for "penultimate"; one of none (an empty reply)
+has no statistics: None, and the protocol decides what that means. A
+completion that never asked for them is a programming error
+(``ValueError``).
 
 What it does not do: decide anything (a protocol compares the stats with its
 threshold) or compute signals (backends do).
@@ -23,13 +25,13 @@ def _aggregate(values: Sequence[float]) -> tuple[float, float, float, float]:
     return max(values), sum(values) / len(values), values[0], values[-2] if len(values) > 1 else values[-1]
 
 
-def token_stats(completion: Completion) -> TokenStats:
-    """The eight aggregates of a completion's token statistics (it must have asked for them)."""
+def token_stats(completion: Completion) -> TokenStats | None:
+    """The eight aggregates of a completion's token statistics (None for an empty one)."""
     nll, entropy = completion.token_nll, completion.token_entropy
     if nll is None or entropy is None:
         raise ValueError("the completion carries no token statistics (ask with Signals(token_stats=True))")
     if not nll or not entropy:
-        raise ValueError("a completion without tokens has no token statistics")
+        return None
     n_max, n_avg, n_first, n_pen = _aggregate(nll)
     e_max, e_avg, e_first, e_pen = _aggregate(entropy)
     return TokenStats(

@@ -3,7 +3,8 @@
 What it does: ``FloorMoves`` is the part of ``Table`` that handles speech
 (``Table`` inherits it; protocols call these moves on their table):
 ``give_floor``; ``say`` (an utterance cut into units by a chunker, holding the
-floor); ``disclose`` (the next unit made public, public tokens counted, the
+floor; one over ``MAX_UTTERANCE_CHARS`` is cut there first, and the cut
+recorded on the event); ``disclose`` (the next unit made public, public tokens counted, the
 history line appended, ``UtteranceCompleted`` after the last);
 ``silent_turn``; ``cut`` (discard the queue, or suspend it); ``resume``
 (continue the queue, or regenerate the rest from a new reply); ``revise``
@@ -33,6 +34,9 @@ from debate_core.kernel.chunkers import Chunker
 from debate_core.kernel.floor import Floor
 from debate_core.kernel.forms import FormResult
 from debate_core.kernel.history import HistoryLine, LineKind
+
+MAX_UTTERANCE_CHARS = 20_000
+"""An utterance longer than this (about 5,000 tokens, far past any debate's turn) is cut, and the cut recorded."""
 
 
 class FloorMoves:
@@ -86,9 +90,12 @@ class FloorMoves:
     ) -> UtteranceGenerated:
         """The speaker's utterance cut into units; it holds the floor if it has any."""
         text = reply.value or ""
+        error = reply.error
+        if len(text) > MAX_UTTERANCE_CHARS:
+            text = text[:MAX_UTTERANCE_CHARS]
+            error = f"the utterance was cut to its first {MAX_UTTERANCE_CHARS:,} characters"
         units = chunker.split(text) if text else ()
         self._utterance_ids += 1
-        error = reply.error
         if text and not units:
             error = "the utterance has nothing to disclose (no letter or digit)"
         if units:

@@ -7,7 +7,6 @@ it ends after ``rounds`` rounds with the judge's last verdict. Any seat may be a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +15,7 @@ from pydantic import Field
 
 from debate_core import Message
 from debate_core.events import EndReason, Event
-from debate_core.kernel import FieldSpec, Form, FormInvalid, Table, WholeMessage, verdict
+from debate_core.kernel import FieldSpec, Form, FormInvalid, Table, WholeMessage, load_object, verdict
 from debate_core.protocols import Protocol, ProtocolParams, RoleSpec
 
 
@@ -39,11 +38,10 @@ def _statement(raw: str, seen: Seen) -> tuple[str, str | None]:
 
 
 def _verdict(raw: str, seen: Seen) -> tuple[tuple[str, bool], str | None]:
-    try:
-        data = json.loads(raw)
-        return (str(data["answer"]), bool(data["final"])), None
-    except (ValueError, KeyError, TypeError) as error:
-        raise FormInvalid(f"not a verdict: {error}") from None
+    data, note = load_object(raw)
+    if not isinstance(data.get("answer"), str) or not isinstance(data.get("final"), bool):
+        raise FormInvalid("a verdict is {answer: string, final: boolean}")
+    return (data["answer"], data["final"]), note
 
 
 STATEMENT: Form[Seen, str] = Form(

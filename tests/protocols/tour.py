@@ -107,13 +107,13 @@ class Tour(Protocol):
         yield table.give_floor(speaker, rule="phase")
         yield table.say(speaker, speech, chunker=CharRuleChunker(90, 40), role="speaker")
         floor, raised = table.floor, False
-        assert floor is not None
-        while table.holder is not None:
+        while floor is not None and table.holder is not None:
             table.tick()
             yield from table.disclose()
             if table.holder is None or raised:
                 continue
-            decided = table.decide(listeners, floor, PromptedPolicy(POI), lambda a: Seen(a, floor.said))
+            said = floor.said
+            decided = table.decide(listeners, floor, PromptedPolicy(POI), lambda a, s=said: Seen(a, s))
             yield from decided.values()
             point = next((d for d in decided.values() if d.interrupt), None)
             if point is None:

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-import storage.transfer
+import storage.transcript
 from debate_core import Debate, ScriptedBackend
 from debate_core.errors import BackendError
 from debate_core.events import DebateEnded, PlansMade
@@ -151,8 +151,39 @@ BAD_DOCUMENTS: dict[str, tuple[Callable[[Document], Any], str]] = {
     ),
     "unknown utterance": (
         _in_sentence(lambda e: e.update(utterance_id=999)),
-        "the events do not form a consistent debate",
+        "refers to utterance 999, which was never generated",
     ),
+    # Found by probing the import from outside (issue #11): each used to escape as another exception,
+    # be accepted, or write outside the store's folder.
+    "seed of 10^30": (_set(("events", 0, "config", "seed"), 10**30), "config.seed: Input should be less than"),
+    "budget of 10^30": (_set(("events", 0, "config", "token_budget"), 10**30), "token_budget: Input should be less"),
+    "time NaN": (_set(("events", 1, "at"), float("nan")), "NaN is not a number JSON allows"),
+    "time Infinity": (_set(("events", 1, "at"), float("inf")), "Infinity is not a number JSON allows"),
+    "time 1e20": (_set(("events", 1, "at"), 1e20), "events[1] is not a valid event: initial_answers.at"),
+    "time before 1970": (_set(("events", 1, "at"), -1e13), "events[1] is not a valid event: initial_answers.at"),
+    "surrogate in the id": (_set(("events", 0, "debate_id"), "bad\udcffid"), "debate_started.debate_id"),
+    "id that climbs out": (_set(("events", 0, "debate_id"), "../victim/planted"), "debate_started.debate_id"),
+    "absolute id": (_set(("events", 0, "debate_id"), "/etc/passwd"), "debate_started.debate_id"),
+    "empty id": (_set(("events", 0, "debate_id"), ""), "debate_started.debate_id"),
+    "id with a NUL": (_set(("events", 0, "debate_id"), "a\x00b"), "debate_id"),
+    "id of 10,000 characters": (_set(("events", 0, "debate_id"), "a" * 10_000), "debate_started.debate_id"),
+    "an event after the end": (
+        lambda d: _renumber({**d, "events": [*d["events"], copy.deepcopy(d["events"][-2])]}),
+        "is debate_ended, but events follow it",
+    ),
+    "a second start": (
+        lambda d: _renumber({**d, "events": [d["events"][0], *copy.deepcopy(d["events"])]}),
+        "events[1] is a second debate_started",
+    ),
+    "urgency 99": (
+        lambda d: _set(("events", _index_of(d, "plans_made"), "plans", 0, "plan", "urgency"), 99)(d),
+        "plan.urgency: Input should be less than or equal to 9",
+    ),
+    "negative tokens": (_in_sentence(lambda e: e.update(tokens=-5)), "unit_disclosed.tokens: Input should be greater"),
+    "schema_version true": (_set(("schema_version",), True), "schema_version True is not supported"),
+    "seq as a string": (_set(("events", 2, "seq"), "2"), "events[2] is not a valid event: plans_made.seq"),
+    "time going back": (_set(("events", -1, "turn"), 0), "goes back in turns or public tokens"),
+    "a stranger speaks": (_in_sentence(lambda e: e.update(speaker="Mallory")), "names 'Mallory'"),
 }
 
 
@@ -197,13 +228,41 @@ def test_a_file_that_is_not_a_sane_json_document_is_refused(
     _assert_refused(target, path, phrase)
 
 
-def test_a_file_over_the_size_limit_is_refused_before_it_is_read(
+def test_a_file_over_the_size_limit_is_refused_reading_no_more_than_the_limit(
     exported: Document, target: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "big.json"
     path.write_text(json.dumps(exported), encoding="utf-8")
-    monkeypatch.setattr(storage.transfer, "MAX_IMPORT_BYTES", 1_000)
-    _assert_refused(target, path, "the limit is 1,000")
+    monkeypatch.setattr(storage.transcript, "MAX_IMPORT_BYTES", 1_000)
+    _assert_refused(target, path, "over 1,000 bytes, the limit")
+
+
+def test_a_pipe_cannot_bypass_the_size_limit(
+    exported: Document, target: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import threading
+
+    monkeypatch.setattr(storage.transcript, "MAX_IMPORT_BYTES", 1_000)
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    payload = json.dumps(exported).encode()
+
+    def feed() -> None:
+        try:
+            with open(fifo, "wb") as out:
+                out.write(payload)
+        except BrokenPipeError:  # the reader stopped at the limit, as it should
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    _assert_refused(target, fifo, "over 1,000 bytes, the limit")
+    writer.join(10)
+
+
+def test_a_folder_is_refused(target: Store, tmp_path: Path) -> None:
+    _assert_refused(target, tmp_path, "cannot read")
 
 
 def test_a_missing_file_is_refused(target: Store, tmp_path: Path) -> None:

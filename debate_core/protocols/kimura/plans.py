@@ -16,14 +16,13 @@ What it does not do: decide who speaks (see ``rules``) or call models.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from debate_core.config import normalize_label
 from debate_core.events.records import Action, ActionPlan
 from debate_core.kernel.forms import FormInvalid
-from debate_core.text import clean
+from debate_core.kernel.replies import load_object
 
 MIN_URGENCY = 0
 MAX_URGENCY = 9
@@ -93,51 +92,13 @@ def initial_answer_json_schema(labels: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
-def load_json_object(raw: str) -> tuple[dict[str, Any], str | None]:
-    """Parse a JSON object from model output.
-
-    Returns the object and a note. Plain JSON gives no note. Output that wraps
-    one object in other text (a code fence, a sentence before it) is accepted
-    with a note saying so: unconstrained backends do this, and the object
-    itself is still exactly what the model wrote. Anything else raises
-    ``FormInvalid``.
-    """
-    text = raw.strip()
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        start = text.find("{")
-        if start < 0:
-            raise FormInvalid("no JSON object in the output") from None
-        try:
-            value, _ = json.JSONDecoder().raw_decode(text, start)
-        except json.JSONDecodeError as error:
-            raise FormInvalid(f"invalid JSON: {error.msg} at position {error.pos}") from None
-        except (RecursionError, ValueError) as error:
-            raise FormInvalid(f"unreadable JSON: {_why(error)}") from None
-        note: str | None = "JSON object taken from surrounding text"
-    except (RecursionError, ValueError) as error:  # nested too deeply, an integer of thousands of digits
-        raise FormInvalid(f"unreadable JSON: {_why(error)}") from None
-    else:
-        note = None
-    if not isinstance(value, dict):
-        raise FormInvalid(f"expected a JSON object, got {type(value).__name__}")
-    return value, note
-
-
-def _why(error: BaseException) -> str:
-    if isinstance(error, RecursionError):
-        return "nested too deeply"
-    return str(error)[:120]
-
-
 def _text_field(data: Mapping[str, Any], key: str, limit: int) -> str:
     if key not in data:
         raise FormInvalid(f"missing field {key!r}")
     value = data[key]
     if not isinstance(value, str):
         raise FormInvalid(f"field {key!r} must be a string, got {type(value).__name__}")
-    return clean(value.strip())[:limit]
+    return value.strip()[:limit]
 
 
 def validate_answer(value: object, labels: tuple[str, ...]) -> str:
@@ -149,7 +110,7 @@ def validate_answer(value: object, labels: tuple[str, ...]) -> str:
         return label
     if not isinstance(value, str) or not value.strip():
         raise FormInvalid("answer must be a non-empty string")
-    return clean(value.strip())[:MAX_FREE_ANSWER_CHARS]
+    return value.strip()[:MAX_FREE_ANSWER_CHARS]
 
 
 def validate_urgency(value: object) -> int:
@@ -191,13 +152,13 @@ def validate_plan(data: Mapping[str, Any], allowed: tuple[Action, ...], labels: 
 
 def parse_plan_text(raw: str, allowed: tuple[Action, ...], labels: tuple[str, ...]) -> tuple[ActionPlan, str | None]:
     """Model text to a valid plan and an optional note; raises ``FormInvalid``."""
-    data, note = load_json_object(raw)
+    data, note = load_object(raw)
     return validate_plan(data, allowed, labels), note
 
 
 def parse_initial_answer(raw: str, labels: tuple[str, ...]) -> tuple[str, str, str | None]:
     """Model text to ``(answer, reason, note)``; raises ``FormInvalid``."""
-    data, note = load_json_object(raw)
+    data, note = load_object(raw)
     reason = _text_field(data, "reason", MAX_REASON_CHARS)
     if "answer" not in data:
         raise FormInvalid("missing field 'answer'")

@@ -80,7 +80,6 @@ class KimuraProtocol(Protocol):
     def __init__(self, variant: str, params: ProtocolParams) -> None:
         super().__init__(variant, params)
         self.rule: TurnRule = rule_for(variant)
-        self._forms: KimuraForms | None = None
         self._state: KimuraState | None = None
         self._ending = first_of(budget_spent, silence_streak, turn_limit, stop_requested)
 
@@ -89,12 +88,7 @@ class KimuraProtocol(Protocol):
         return self.variant
 
     def forms(self) -> Mapping[str, Form[Any, Any]]:
-        return self._kimura_forms(PromptBuilder()).by_kind()
-
-    def _kimura_forms(self, prompts: PromptBuilder) -> KimuraForms:
-        if self._forms is None:
-            self._forms = kimura_forms(prompts)
-        return self._forms
+        return kimura_forms(PromptBuilder()).by_kind()
 
     def unit_name(self, table: Table) -> str:
         return self.rule.chunker(table.sentences).name
@@ -108,7 +102,7 @@ class KimuraProtocol(Protocol):
     # -- the loop -------------------------------------------------------------------------------
     def run(self, table: Table) -> Iterator[Event]:
         self._state = state = KimuraState(table)
-        forms = self._kimura_forms(PromptBuilder(table.config.prompt_layout, whole_messages=self.rule.whole_messages))
+        forms = kimura_forms(PromptBuilder(table.config.prompt_layout, whole_messages=self.rule.whole_messages))
         yield self._initial_stage(table, state, forms)
         yield self._plan_turn(table, state, forms, START_LINE)
         if table.stop_requested:

@@ -1,0 +1,170 @@
+"""Reading a transcript file: everything checked before a single row is written.
+
+What it does: ``read_transcript(path)`` returns a transcript's events, or
+raises ``TranscriptError`` saying what is wrong and where. It reads at most
+64 MiB from any file (a pipe or a FIFO included: the limit is on what is
+read, not on what the file claims to be); the JSON must be valid (no
+``NaN`` or ``Infinity``), nest at most 32 levels, hold no string over 100,000
+characters, and be an object of this application's format at a schema
+version this release reads (1 or 2). Every string passes the one sanitising
+rule (``debate_core.text.clean``). Events are validated strictly (``"3"`` is
+no integer, ``true`` no version) against the event models, which bound every
+value (counts and token numbers non-negative, urgency 0-9, probabilities in
+[0, 1], times that a date can hold, debate ids of a safe alphabet), and then
+for meaning: exactly one ``debate_started``, first; at most one
+``debate_ended``, last; ``seq`` 0, 1, 2, ...; turns and public tokens never
+going back; utterances generated before they are spoken of, units within
+their utterance; speakers that are the debate's agents.
+
+What it does not do: write anything (``transfer.import_json`` does).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from debate_core.events import (
+    EVENT_SCHEMA_VERSION,
+    EVENT_TYPES,
+    DebateEnded,
+    DebateStarted,
+    Event,
+    UtteranceGenerated,
+    UtteranceRevised,
+    upgrade,
+)
+from debate_core.text import clean
+
+FORMAT = "interruptible-debate"
+READABLE_VERSIONS = (1, EVENT_SCHEMA_VERSION)
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+MAX_STRING_CHARS = 100_000
+MAX_DEPTH = 32
+
+_EVENTS: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
+_SPEAKING = ("speaker", "interrupter", "interrupted", "listener", "author", "target", "agent", "analyst")
+# Per event type: the fields naming an agent, and whether it refers to an utterance.
+_NAMES = {kind: tuple(f for f in _SPEAKING if f in cls.model_fields) for kind, cls in EVENT_TYPES.items()}
+_REFERS = {kind: "utterance_id" in cls.model_fields for kind, cls in EVENT_TYPES.items()}
+
+
+class TranscriptError(ValueError):
+    """A transcript file was refused; nothing was written."""
+
+
+def _read_bounded(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_IMPORT_BYTES + 1)
+    except OSError as error:
+        raise TranscriptError(f"cannot read {path}: {error.strerror or error}") from None
+    if len(data) > MAX_IMPORT_BYTES:
+        raise TranscriptError(f"{path.name} is over {MAX_IMPORT_BYTES:,} bytes, the limit")
+    return data
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _parse(path: Path, data: bytes) -> Any:
+    try:
+        return json.loads(data, parse_constant=_no_constants)
+    except (UnicodeDecodeError, ValueError) as error:  # JSONDecodeError is a ValueError
+        raise TranscriptError(f"{path.name} is not valid JSON: {str(error)[:200]}") from None
+    except RecursionError:
+        raise TranscriptError(f"{path.name} is nested too deeply") from None
+
+
+def _cleaned(value: Any, where: str, depth: int = 0) -> Any:
+    """``value`` with every string cleaned and checked (lists and objects changed in place)."""
+    if depth > MAX_DEPTH:
+        raise TranscriptError(f"{where}: nested more than {MAX_DEPTH} levels deep")
+    if isinstance(value, str):
+        if len(value) > MAX_STRING_CHARS:
+            raise TranscriptError(f"{where}: a string of {len(value):,} characters (limit {MAX_STRING_CHARS:,})")
+        return clean(value)
+    if isinstance(value, dict):
+        if any(not key.isascii() or len(key) > MAX_STRING_CHARS or "\x00" in key for key in value):
+            value = {_cleaned(key, f"{where}.<key>", depth + 1): item for key, item in value.items()}
+        for key, item in value.items():
+            if isinstance(item, str | dict | list):
+                value[key] = _cleaned(item, f"{where}.{key}", depth + 1)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, str | dict | list):
+                value[index] = _cleaned(item, f"{where}[{index}]", depth + 1)
+    return value
+
+
+def _validated(raw_events: list[Any]) -> list[Event]:
+    for index, raw in enumerate(raw_events):
+        if not isinstance(raw, dict):
+            raise TranscriptError(f"events[{index}] is not a valid event: an event is a JSON object")
+    try:
+        return _EVENTS.validate_json(json.dumps([upgrade(raw) for raw in raw_events]), strict=True)
+    except ValidationError as error:
+        first = error.errors()[0]
+        position, *place = (str(part) for part in first["loc"])
+        raise TranscriptError(f"events[{position}] is not a valid event: {'.'.join(place)}: {first['msg']}") from None
+
+
+def check_meaning(events: list[Event], debate_id: Any) -> None:
+    """Raise ``TranscriptError`` unless the events tell one coherent debate (see the module docstring)."""
+    started = events[0]
+    if not isinstance(started, DebateStarted):
+        raise TranscriptError(f"the first event must be debate_started, not {started.type}")
+    if debate_id is not None and debate_id != started.debate_id:
+        raise TranscriptError("debate_id does not match the debate_started event")
+    agents = set(started.config.agent_names)
+    generated: dict[int, int] = {}  # utterance id -> its number of units
+    previous: Event = started
+    for index, event in enumerate(events):
+        if event.seq != index:
+            raise TranscriptError(f"events[{index}] has seq {event.seq}; expected {index}")
+        if index and isinstance(event, DebateStarted):
+            raise TranscriptError(f"events[{index}] is a second debate_started")
+        if isinstance(event, DebateEnded) and index != len(events) - 1:
+            raise TranscriptError(f"events[{index}] is debate_ended, but events follow it")
+        if event.turn < previous.turn or event.public_tokens < previous.public_tokens:
+            raise TranscriptError(f"events[{index}] goes back in turns or public tokens")
+        kind = event.type
+        for field in _NAMES[kind]:
+            who = getattr(event, field)
+            if who is not None and who not in agents:
+                raise TranscriptError(f"events[{index}] names {who!r}, who is not one of the debate's agents")
+        utterance = getattr(event, "utterance_id") if _REFERS[kind] else None  # noqa: B009
+        if isinstance(event, UtteranceGenerated):
+            generated[event.utterance_id] = len(event.units)
+        elif isinstance(event, UtteranceRevised):
+            if event.utterance_id not in generated:
+                raise TranscriptError(f"events[{index}] revises utterance {utterance}, which was never generated")
+            generated[event.utterance_id] = max(generated[event.utterance_id], len(event.units))
+        elif utterance is not None and kind != "intervention" and utterance not in generated:
+            raise TranscriptError(f"events[{index}] refers to utterance {utterance}, which was never generated")
+        if kind == "unit_disclosed" and event.index >= event.total:  # type: ignore[union-attr]
+            raise TranscriptError(f"events[{index}] discloses unit {event.index} of {event.total}")  # type: ignore[union-attr]
+        previous = event
+
+
+def read_transcript(path: Path) -> list[Event]:
+    """Parse and check a transcript file; raise ``TranscriptError`` naming the problem."""
+    document = _parse(path, _read_bounded(path))
+    if not isinstance(document, dict):
+        raise TranscriptError("a transcript is a JSON object with format, schema_version and events")
+    if document.get("format") != FORMAT:
+        raise TranscriptError(f"not a transcript of this application (format {str(document.get('format'))[:80]!r})")
+    version = document.get("schema_version")
+    if type(version) is not int or version not in READABLE_VERSIONS:
+        readable = " and ".join(str(v) for v in READABLE_VERSIONS)
+        raise TranscriptError(f"schema_version {repr(version)[:40]} is not supported (this version reads {readable})")
+    raw_events = document.get("events")
+    if not isinstance(raw_events, list) or not raw_events:
+        raise TranscriptError("events must be a non-empty list")
+    events = _validated(_cleaned(raw_events, "events"))
+    check_meaning(events, _cleaned(document.get("debate_id"), "debate_id"))
+    return events
