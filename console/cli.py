@@ -33,10 +33,10 @@ from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from console.human import ask_line
+from console.listing import show_protocols
 from console.terminal import TerminalRenderer, make_console
 from debate_core.backends.base import Backend
 from debate_core.backends.factory import BackendSpec, backend_kinds, make_backend
@@ -63,7 +63,6 @@ from debate_core.events import Event, event_to_json
 from debate_core.kernel.human import HumanChannel
 from debate_core.kernel.seats import HumanSeat, Seat
 from debate_core.protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
-from debate_core.protocols.registry import describe
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -310,32 +309,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.db:
         console.print(Text(f"Recorded as debate {debate.debate_id} in {args.db}", style="dim"))
     return 0
-
-
-def show_protocols(console: Console) -> None:
-    """Every registered protocol: variants, roles, parameters with defaults, request kinds."""
-    for info in describe():
-        console.print(Text(f"{info.name}: {info.title or info.doc}", style="bold"))
-        if info.source:
-            console.print(Text(f"  from: {info.source}", style="dim"))
-        console.print(Text(f"  variants: {', '.join(info.variants)} (default {info.variants[0]})"))
-        roles = ", ".join(
-            f"{r.name} ×{r.minimum}{'+' if r.maximum is None else ('' if r.maximum == r.minimum else f'-{r.maximum}')}"
-            + ("" if r.human_ok else " (models only)")
-            for r in info.roles
-        )
-        console.print(Text(f"  roles: {roles or 'none (every agent is a debater, 2 or more)'}"))
-        console.print(Text(f"  request kinds: {', '.join(info.forms) or '-'}"))
-        if info.params:
-            table = Table(show_edge=False, box=None, padding=(0, 2))
-            for column in ("parameter", "type", "default", "meaning"):
-                table.add_column(column)
-            for param in info.params:
-                table.add_row(param.name, param.type, json.dumps(param.default), Text(param.description))
-            console.print(table)
-        else:
-            console.print(Text("  parameters: none beyond the shared settings (budget, seed, temperature, caps)"))
-        console.print()
 
 
 def event_sink(name: str, target: str) -> Callable[[Iterable[Event]], Iterator[Event]]:

@@ -37,8 +37,8 @@ from debate_core.status import DebateStatus
 from storage.db import writer
 from storage.models import DebateRow, DisclosureRow, PlanRow
 from storage.reading import read_events
-from storage.recorder import Writer, debate_row, participant_rows
 from storage.transcript import FORMAT, TranscriptError, read_transcript
+from storage.writer import Writer, debate_row, participant_rows
 
 SCHEMA_VERSION = EVENT_SCHEMA_VERSION
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")

@@ -1,12 +1,21 @@
 """The events a debate emits: the contract between protocols, storage, UI and analysis.
 
-What it does: gathers the event classes (``types``), the records they are
-made of (``records``) and their conversion to and from plain data
+What it does: gathers the event classes (``types``: the frame, answers and
+the floor; ``acts``: listening and reflecting), the records they are made of
+(``records``) and their conversion to and from plain data
 (``codec``) under one import path: ``from debate_core.events import ...``.
 
 What it does not do: decide anything, or write files other than JSON lines.
 """
 
+from debate_core.events.acts import (
+    ActionComposed,
+    AnalysisMade,
+    ContextCompressed,
+    Intervention,
+    ListenerDecision,
+    SignalsMeasured,
+)
 from debate_core.events.codec import (
     EVENT_CLASSES,
     EVENT_TYPES,
@@ -36,19 +45,13 @@ from debate_core.events.records import (
 )
 from debate_core.events.types import (
     EVENT_SCHEMA_VERSION,
-    ActionComposed,
-    AnalysisMade,
     AnswersUpdated,
-    ContextCompressed,
     DebateEnded,
     DebateStarted,
     InitialAnswersGiven,
     Interrupted,
-    Intervention,
-    ListenerDecision,
     PhaseStarted,
     PlansMade,
-    SignalsMeasured,
     SilentTurn,
     SpeakerSelected,
     UnitDisclosed,

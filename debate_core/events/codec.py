@@ -24,21 +24,23 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from debate_core.events.types import (
-    EVENT_SCHEMA_VERSION,
+from debate_core.events.acts import (
     ActionComposed,
     AnalysisMade,
-    AnswersUpdated,
     ContextCompressed,
+    Intervention,
+    ListenerDecision,
+    SignalsMeasured,
+)
+from debate_core.events.types import (
+    EVENT_SCHEMA_VERSION,
+    AnswersUpdated,
     DebateEnded,
     DebateStarted,
     InitialAnswersGiven,
     Interrupted,
-    Intervention,
-    ListenerDecision,
     PhaseStarted,
     PlansMade,
-    SignalsMeasured,
     SilentTurn,
     SpeakerSelected,
     UnitDisclosed,

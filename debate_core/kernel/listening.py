@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from debate_core.events.acts import Intervention, ListenerDecision
 from debate_core.events.records import Source
-from debate_core.events.types import Intervention, ListenerDecision
 from debate_core.kernel.floor import Floor
 from debate_core.kernel.forms import FormResult
 from debate_core.kernel.policies import ForcedPolicy, InterruptPolicy
