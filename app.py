@@ -21,36 +21,42 @@ import gradio as gr
 
 from storage import Store
 from ui.analysis_panel import build_analysis
-from ui.live_panel import build_live
+from ui.live_panel import PAGE_JS, build_live
 from ui.replay_panel import build_replay
+from ui.session import DEFAULT_GRACE_S
 from ui.setup_panel import build_setup
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 TITLE = "Interruptible multi-agent debate"
 
 
-def build_app(store: Store) -> gr.Blocks:
+def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> gr.Blocks:
+    """The page; ``grace_s``: how long a debate whose page is gone runs on, waiting for the page to come back."""
     with gr.Blocks(title=TITLE) as app:
         gr.Markdown(
             f"# {TITLE}\nAgents plan every turn; the most urgent speaks; sentences are disclosed one "
-            "per turn, and anyone can interrupt. Take a seat to join in."
+            "per turn, and anyone can interrupt. Take a seat to join in.",
+            elem_id="intro",
         )
-        with gr.Tab("Live", elem_id="tab-live"):
-            with gr.Accordion("Set up a debate", open=True):
-                form = build_setup()
-            build_live(form, store)
-        with gr.Tab("Replay", elem_id="tab-replay"):
-            build_replay(store)
-        with gr.Tab("Analysis", elem_id="tab-analysis") as analysis:
-            list_experiments, experiment_choice = build_analysis(store)
-        analysis.select(list_experiments, outputs=experiment_choice)
-        app.load(list_experiments, outputs=experiment_choice)
+        with gr.Tabs(elem_id="tabs") as tabs:
+            with gr.Tab("Live", id="live", elem_id="tab-live"):
+                with gr.Accordion("Set up a debate", open=True, elem_id="setup") as setup_box:
+                    form = build_setup()
+                live = build_live(form, setup_box, store, grace_s=grace_s)
+            with gr.Tab("Replay", id="replay", elem_id="tab-replay"):
+                replay = build_replay(store)
+            with gr.Tab("Analysis", id="analysis", elem_id="tab-analysis") as analysis:
+                studies = build_analysis(store)
+        analysis.select(studies.refresh, inputs=studies.choice, outputs=studies.choice)
+        app.load(studies.load, outputs=studies.load_outputs)
+        app.load(live.reattach, outputs=live.reattach_outputs)
+        app.load(replay.open_link, outputs=[tabs, *replay.link_outputs])
     return app
 
 
 def launch_options() -> dict[str, Any]:
-    """Theme, CSS and head for ``launch`` (Gradio 6 takes them there, not in Blocks)."""
-    return {"theme": gr.themes.Soft(), "css_paths": [ASSETS / "style.css"]}
+    """Theme, CSS and the page's script for ``launch`` (Gradio 6 takes them there, not in Blocks)."""
+    return {"theme": gr.themes.Soft(), "css_paths": [ASSETS / "style.css"], "js": PAGE_JS}
 
 
 def address(host: str | None, port: int | None) -> tuple[str, int]:
@@ -70,10 +76,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", help="SQLite file or SQLAlchemy URL (default: the data directory)")
     parser.add_argument("--host", help="default: $GRADIO_SERVER_NAME, else 127.0.0.1")
     parser.add_argument("--port", type=int, help="default: $GRADIO_SERVER_PORT, else 7860")
+    parser.add_argument(
+        "--orphan-grace",
+        type=float,
+        default=float(os.environ.get("DEBATE_ORPHAN_GRACE_S", DEFAULT_GRACE_S)),
+        metavar="SECONDS",
+        help="stop a debate whose page has been gone this long (default: $DEBATE_ORPHAN_GRACE_S, else 60)",
+    )
     args = parser.parse_args(argv)
     host, port = address(args.host, args.port)
     store = Store(args.db)
-    app = build_app(store)
+    app = build_app(store, grace_s=max(0.0, args.orphan_grace))
     app.queue(default_concurrency_limit=8).launch(
         server_name=host, server_port=port, show_error=True, **launch_options()
     )

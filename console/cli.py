@@ -63,6 +63,7 @@ from debate_core.events import Event, event_to_json
 from debate_core.kernel.human import HumanChannel
 from debate_core.kernel.seats import HumanSeat, Seat
 from debate_core.protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
+from debate_core.protocols.registry import agent_limit
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -199,7 +200,8 @@ def config_from_args(args: argparse.Namespace) -> DebateConfig:
         names = [n.strip() for n in args.agents.split(",") if n.strip()]
         agents = [AgentSpec(name=n, persona=personas.pop(n, "")) for n in names]
     else:
-        agents = [a.model_copy(update={"persona": personas.pop(a.name, a.persona)}) for a in DEMO_AGENTS]
+        limit = agent_limit(args.protocol, args.variant)  # e.g. parliament: a prover and a critic
+        agents = [a.model_copy(update={"persona": personas.pop(a.name, a.persona)}) for a in DEMO_AGENTS[:limit]]
     if personas:
         raise ConfigError(f"--persona names unknown agents: {', '.join(sorted(personas))}")
     unknown = sorted(set(roles) - {a.name for a in agents})

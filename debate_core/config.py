@@ -335,8 +335,8 @@ class DebateConfig(BaseModel):
 
     @model_validator(mode="after")
     def _agents_and_answers(self) -> DebateConfig:
-        if len(self.agents) < 2:
-            raise ValueError(f"a debate needs at least 2 agents, got {len(self.agents)}")
+        if not self.agents:
+            raise ValueError("a debate needs at least 1 agent (most protocols need 2 or more)")
         seen: set[str] = set()
         for agent in self.agents:
             key = agent.name.casefold()

@@ -3,6 +3,7 @@
     python -m experiments run --experiment ID [options]   # resumable
     python -m experiments report ID [--out DIR]
     python -m experiments list
+    python -m experiments compare --experiment ID --systems parliament/cot,parliament/british [...]
 
 ``run`` uses the paper's defaults (3 agents, budget 500, temperature 0.3,
 1,024 new tokens, 5 pool samples, threshold 2) unless told otherwise, shows a
@@ -31,10 +32,12 @@ from debate_core.backends.base import Backend
 from debate_core.config import Condition, PromptLayout
 from debate_core.errors import DebateError
 from debate_core.status import DebateStatus
+from experiments import compare, compare_cli, compare_report
 from experiments.mmlu import MmluError
 from experiments.pool import Setting
 from experiments.runner import ExperimentError, StudyRunner, candidate_questions
 from experiments.spec import POOL_MAX_NEW_TOKENS, StudySpec
+from experiments.strategyqa import StrategyQaError
 from storage import Store
 
 SETTING_NAMES = {"two": Setting.TWO_INCORRECT, "one": Setting.ONE_INCORRECT}
@@ -134,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument("--step", type=int, default=25, help="token grid of the trajectories (default 25)")
 
+    compare_cli.add_parser(commands)
+
     listing = commands.add_parser("list", help="list experiments and their progress")
     listing.add_argument("--db", metavar="PATH_OR_URL")
     return parser
@@ -215,6 +220,14 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
 
     out = Path(args.out) if args.out else Path("reports") / args.experiment
     store = Store(args.db)
+    record = store.experiments.get(args.experiment)
+    if record is not None and record.spec.get("kind") == compare.KIND:
+        try:
+            written_to = compare_report.write_report(store, args.experiment, out)
+        finally:
+            store.close()
+        console.print(f"wrote {written_to} and {out / 'debates.csv'}")
+        return 0
     try:
         written = write_report(store, args.experiment, out, png=not args.no_png, plotlyjs=args.plotlyjs, step=args.step)
     finally:
@@ -249,13 +262,20 @@ def cmd_list(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace, console: Console) -> int:
+    if args.no_progress:
+        return compare_cli.cmd_compare(args, console, None)
+    with BarProgress(console) as progress:
+        return compare_cli.cmd_compare(args, console, progress)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     console = Console(stderr=False)
-    commands = {"run": cmd_run, "report": cmd_report, "list": cmd_list}
+    commands = {"run": cmd_run, "report": cmd_report, "list": cmd_list, "compare": _compare}
     try:
         return commands[args.command](args, console)
-    except (ExperimentError, MmluError, DebateError, KeyError, ValueError) as error:
+    except (ExperimentError, MmluError, StrategyQaError, DebateError, KeyError, ValueError) as error:
         console.print(f"[red]error:[/red] {error}")
         return 2
 

@@ -115,8 +115,8 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str) -> go.Figure
         template="plotly_white",
         legend={"orientation": "h", "y": -0.18},
         margin={"l": 60, "r": 20, "t": 60, "b": 80},
-        width=760,
         height=460,
+        autosize=True,
     )
     return fig
 

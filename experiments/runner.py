@@ -34,22 +34,16 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from debate_core.backends.base import Backend
-from debate_core.backends.coalescing import CoalescingBackend
 from debate_core.config import Condition
 from debate_core.debate import Debate
-from debate_core.errors import BackendError
 from debate_core.log import logger
-from debate_core.status import DebateStatus
 from experiments.mmlu import MmluQuestion, in_subjects, load_mmlu, sample
 from experiments.pool import Sampled, Setting, assign, realisable, usable
 from experiments.pool_generation import generate_samples, to_sampled
 from experiments.spec import StudySpec, question_key
+from experiments.workers import ExperimentError, StudyDebates, register_study, run_pool
 from storage import Store
 from storage.experiments import PoolAnswer, RunRecord
-
-
-class ExperimentError(RuntimeError):
-    """A study cannot run as asked (a changed specification, no usable question, ...)."""
 
 
 class Progress(Protocol):
@@ -141,16 +135,12 @@ class StudyRunner:
         self._candidates: list[MmluQuestion] | None = None
         self._pool_answers: dict[str, list[PoolAnswer]] = {}
         self._window_s = window_s
-        self._stop = threading.Event()
-        self._running: dict[str, Debate] = {}
+        self.debates = StudyDebates(store, spec.experiment_id)
         self._lock = threading.Lock()
 
     def stop(self) -> None:
         """End every running debate at its next turn boundary; start no new one."""
-        self._stop.set()
-        with self._lock:
-            for debate in self._running.values():
-                debate.stop()
+        self.debates.stop()
 
     # -- the whole study -------------------------------------------------------
     def run(self, *, pool_only: bool = False) -> RunSummary:
@@ -158,7 +148,7 @@ class StudyRunner:
         self._register()
         pool = self._build_pool()
         summary = RunSummary(self.spec.experiment_id, pool)
-        if self._stop.is_set() or pool_only:
+        if self.debates.stopped.is_set() or pool_only:
             return summary
         jobs = self._jobs(pool)
         summary.debates = len(jobs)
@@ -186,27 +176,14 @@ class StudyRunner:
         return summary
 
     def _register(self) -> None:
-        tables = self.store.experiments
-        record = tables.get(self.spec.experiment_id)
-        if record is None:
-            tables.create(
-                self.spec.experiment_id,
-                model_id=self.backend.model_id,
-                pool_key=self.spec.pool_key(self.backend.model_id),
-                spec=self.spec.model_dump(mode="json"),
-            )
-            return
-        stored = StudySpec.model_validate(record.spec)
-        changed = stored.differences(self.spec)
-        if changed:
-            raise ExperimentError(
-                f"experiment {self.spec.experiment_id!r} was created with a different specification; "
-                "rerun it with the same options or choose a new id. Changed: " + "; ".join(changed)
-            )
-        if record.model_id != self.backend.model_id:
-            raise ExperimentError(
-                f"experiment {self.spec.experiment_id!r} ran on {record.model_id!r}, not {self.backend.model_id!r}"
-            )
+        register_study(
+            self.store,
+            self.spec.experiment_id,
+            self.backend.model_id,
+            self.spec.model_dump(mode="json"),
+            lambda stored: StudySpec.model_validate(stored).differences(self.spec),
+            pool_key=self.spec.pool_key(self.backend.model_id),
+        )
 
     # -- the pool --------------------------------------------------------------
     def candidates(self) -> list[MmluQuestion]:
@@ -226,7 +203,7 @@ class StudyRunner:
         self.progress.phase("pool", spec.questions)
         step = max(1, self.concurrency)
         position = 0
-        while position < len(candidates) and stats.usable < spec.questions and not self._stop.is_set():
+        while position < len(candidates) and stats.usable < spec.questions and not self.debates.stopped.is_set():
             group = candidates[position : position + step]
             position += len(group)
             missing = [q for q in group if question_key(q) not in stored]
@@ -274,7 +251,7 @@ class StudyRunner:
             },
         )
         logger.info("pool: %d usable of %d examined (%.0f%%)", stats.usable, stats.examined, 100 * stats.rate)
-        if stats.usable == 0 and not self._stop.is_set():
+        if stats.usable == 0 and not self.debates.stopped.is_set():
             raise ExperimentError(
                 f"none of {stats.examined} sampled questions had at least {spec.pool_threshold} correct and "
                 f"{spec.pool_threshold} incorrect answers (and enough of each for the settings) among "
@@ -298,87 +275,32 @@ class StudyRunner:
         return jobs
 
     def _finished(self, job: Job) -> bool:
-        try:
-            summary = self.store.debate(job.debate_id)
-        except KeyError:
-            return False
-        if summary.status == DebateStatus.FINISHED:
-            return True
-        if summary.status == DebateStatus.RUNNING:  # Store() already marked the dead ones incomplete
-            raise ExperimentError(
-                f"debate {job.debate_id} of experiment {self.spec.experiment_id!r} is being recorded by another "
-                "process: is this experiment already running?"
-            )
-        self.store.delete(job.debate_id)  # an earlier attempt that did not finish: run it again
-        return False
+        return self.debates.finished(job.debate_id)
 
     def _run_jobs(self, jobs: list[Job], summary: RunSummary) -> None:
-        if not jobs:
-            return
-        workers = min(self.concurrency, len(jobs))
-        shared: Backend = self.backend
-        coalescing: CoalescingBackend | None = None
-        if workers > 1:
-            coalescing = CoalescingBackend(self.backend, parties=workers, window_s=self._window_s)
-            shared = coalescing
-        queue = list(reversed(jobs))
-        failures: list[BaseException] = []
+        def done(outcome: str) -> None:
+            with self._lock:
+                setattr(summary, outcome, getattr(summary, outcome) + 1)
+            self.progress.advance("debates", f"{summary.failed} failed" if summary.failed else "")
 
-        def worker() -> None:
-            try:
-                while not self._stop.is_set():
-                    with self._lock:
-                        if not queue:
-                            return
-                        job = queue.pop()
-                    outcome = self._run_one(job, shared)
-                    with self._lock:
-                        setattr(summary, outcome, getattr(summary, outcome) + 1)
-                    self.progress.advance("debates", f"{summary.failed} failed" if summary.failed else "")
-            except BaseException as error:  # a programming error: stop everything and re-raise below
-                failures.append(error)
-                self.stop()
-            finally:
-                if coalescing is not None:
-                    coalescing.leave()
-
-        threads = [threading.Thread(target=worker, name=f"study-{i}", daemon=True) for i in range(workers)]
-        for thread in threads:
-            thread.start()
-        try:
-            for thread in threads:
-                while thread.is_alive():
-                    thread.join(timeout=0.5)
-        except KeyboardInterrupt:
-            self.stop()
-            for thread in threads:
-                thread.join()
-            raise
-        if coalescing is not None:
-            summary.batch_sizes = list(coalescing.batch_sizes)
-        if failures:
-            raise failures[0]
+        sizes = run_pool(
+            jobs,
+            self._run_one,
+            self.backend,
+            concurrency=self.concurrency,
+            stop=self.debates.stopped,
+            on_stop=self.stop,
+            done=done,
+            window_s=self._window_s,
+        )
+        if sizes:
+            summary.batch_sizes = sizes
 
     def _run_one(self, job: Job, backend: Backend) -> str:
         spec = self.spec
         initial = assign(job.samples, job.question.answer, job.setting)
         config = spec.debate_config(job.question, job.condition, initial)
-        debate = Debate(config, backend, debate_id=job.debate_id)
-        self.store.experiments.add_run(
-            RunRecord(
-                spec.experiment_id, job.key, job.setting.value, job.condition.value, job.debate_id, job.question.subject
-            )
+        run = RunRecord(
+            spec.experiment_id, job.key, job.setting.value, job.condition.value, job.debate_id, job.question.subject
         )
-        with self._lock:
-            self._running[job.debate_id] = debate
-        try:
-            for _ in self.store.record(debate.events(), experiment_id=spec.experiment_id):
-                pass
-        except BackendError as error:
-            logger.warning("debate %s failed: %s", job.debate_id, error)
-            return DebateStatus.FAILED.value
-        finally:
-            with self._lock:
-                self._running.pop(job.debate_id, None)
-        status = DebateStatus(self.store.debate(job.debate_id).status)
-        return status.value if status in (DebateStatus.FINISHED, DebateStatus.FAILED) else DebateStatus.ABORTED.value
+        return self.debates.record(Debate(config, backend, debate_id=job.debate_id), run)

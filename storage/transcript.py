@@ -110,7 +110,20 @@ def _validated(raw_events: list[Any]) -> list[Event]:
     except ValidationError as error:
         first = error.errors()[0]
         position, *place = (str(part) for part in first["loc"])
-        raise TranscriptError(f"events[{position}] is not a valid event: {'.'.join(place)}: {first['msg']}") from None
+        where = ".".join(place) or "its type"
+        raise TranscriptError(f"events[{position}] is not a valid event: {where} {_plain(first)}") from None
+
+
+def _plain(error: Any) -> str:
+    """A validation error in plain words (not pydantic's)."""
+    kind = error.get("type", "")
+    if kind == "extra_forbidden":
+        return "is not a field of this event"
+    if kind == "missing":
+        return "is missing"
+    if kind == "union_tag_invalid":
+        return f"{error.get('ctx', {}).get('tag', '')!r} is not an event type"
+    return "is invalid: " + str(error.get("msg", "")).removeprefix("Value error, ")
 
 
 def check_meaning(events: list[Event], debate_id: Any) -> None:

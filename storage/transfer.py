@@ -13,8 +13,10 @@ What it does:
   the whole debate in one transaction, rows added in bulk: any failure leaves
   the store as it was. Errors are ``TranscriptError`` with a message that
   says what is wrong and where;
-* ``export_csv`` writes ``plans.csv`` (one row per agent per turn) and
-  ``disclosures.csv`` (one row per disclosed unit) for any number of debates.
+* ``export_csv`` writes ``plans.csv`` (one row per agent per turn),
+  ``disclosures.csv`` (one row per disclosed unit) and ``utterances.csv``
+  (one row per utterance: its whole text, the units disclosed and the units
+  discarded when it was cut off) for any number of debates.
 
 What it does not do: merge debates, or rewrite ids on import.
 """
@@ -27,6 +29,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import SQLAlchemyError
@@ -35,7 +38,7 @@ from sqlalchemy.orm import Session
 from debate_core.events import EVENT_SCHEMA_VERSION, DebateEnded, DebateStarted, event_to_dict
 from debate_core.status import DebateStatus
 from storage.db import writer
-from storage.models import DebateRow, DisclosureRow, PlanRow
+from storage.models import DebateRow, DisclosureRow, PlanRow, UtteranceRow
 from storage.reading import read_events
 from storage.transcript import FORMAT, TranscriptError, read_transcript
 from storage.writer import Writer, debate_row, participant_rows
@@ -133,6 +136,36 @@ DISCLOSURE_COLUMNS = (
     "interrupting",
 )
 
+# One row per utterance: what was generated, what was disclosed and what was never said (discarded).
+UTTERANCE_COLUMNS = (
+    "debate_id",
+    "utterance_id",
+    "turn",
+    "speaker",
+    "interrupting",
+    "interrupted_by",
+    "completed",
+    "units_total",
+    "disclosed_count",
+    "text",
+    "disclosed",
+    "discarded",
+    "source",
+    "error",
+    "latency_s",
+    "completion_tokens",
+)
+
+
+def _utterance_cells(row: UtteranceRow) -> list[Any]:
+    """``disclosed`` and ``discarded`` joined by newlines: one unit per line."""
+    values = {
+        "units_total": len(row.sentences),
+        "disclosed": "\n".join(row.sentences[: row.disclosed_count]),
+        "discarded": "\n".join(row.discarded),
+    }
+    return [values[c] if c in values else getattr(row, c) for c in UTTERANCE_COLUMNS]
+
 
 def export_csv(engine: Engine, debate_ids: list[str], folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
@@ -155,4 +188,16 @@ def export_csv(engine: Engine, debate_ids: list[str], folder: Path) -> list[Path
                 for row in session.scalars(query):
                     out.writerow([getattr(row, column) for column in columns])
             written.append(path)
+        path = folder / "utterances.csv"
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            out = csv.writer(handle)
+            out.writerow(UTTERANCE_COLUMNS)
+            query = (
+                select(UtteranceRow)
+                .where(UtteranceRow.debate_id.in_(debate_ids))
+                .order_by(UtteranceRow.debate_id, UtteranceRow.utterance_id)
+            )
+            for utterance in session.scalars(query):
+                out.writerow(_utterance_cells(utterance))
+        written.append(path)
     return written

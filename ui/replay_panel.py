@@ -1,17 +1,22 @@
-"""The replay tab: find a stored debate, play it back turn by turn, export it.
+"""The replay tab: find a stored debate, play it back turn by turn, export it, import one.
 
-What it does: lists stored debates (filter by question text and status; a
-debate still being recorded elsewhere shows as running), loads one, and shows
-it at any point of its history with a slider over turns and a play / pause
-timer, through the same renderers as the live view (discarded sentences and
-plans included). JSON and CSV exports are offered as downloads.
+What it does: lists stored debates as soon as the page opens (filter by
+question text and status; a debate still being recorded elsewhere shows as
+running), loads one, and shows it at any point of its history with a slider
+over turns and a play / pause timer, through the same renderers as the live
+view (question, discarded units and plans included). JSON and CSV exports are
+offered as downloads; a transcript file can be imported from the page, with
+the same all-or-nothing checks as ``python -m storage import``. A page opened
+with ``?debate=ID`` (the link the live view offers) opens that debate here.
 
-What it does not do: change stored debates.
+What it does not do: change stored debates (importing adds one).
 """
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,24 +25,45 @@ import gradio as gr
 from debate_core.events import Event
 from debate_core.protocols.registry import uses_budget
 from debate_core.status import DebateStatus
+from storage.transcript import TranscriptError
 from storage.transfer import safe_file_name
 from ui import charts, render
 from ui.view_model import DebateView
 
 STATUSES = ["any", *(status.value for status in DebateStatus)]
+LIST_LIMIT = 200
 
 
-def build_replay(store: Any) -> None:
+@dataclass
+class ReplayPanel:
+    """What ``app`` wires at page load: the list, and the debate a ``?debate=`` link names."""
+
+    open_link: Callable[..., list[Any]]
+    link_outputs: list[Any]
+
+
+def _turn_slider(last_turn: int) -> Any:
+    # One update sets range and value together, with the value inside the range: a long debate
+    # followed by a short one never leaves the old value above the new maximum.
+    return gr.update(minimum=0, maximum=max(1, last_turn), value=last_turn)
+
+
+def build_replay(store: Any) -> ReplayPanel:
     loaded = gr.State([])
     with gr.Row():
-        text = gr.Textbox(label="Question contains", scale=3, elem_id="replay-filter")
+        text = gr.Textbox(label="Question contains", scale=3, elem_id="replay-filter", max_length=500)
         status = gr.Dropdown(STATUSES, value="any", label="Status", scale=1, elem_id="replay-status")
         refresh = gr.Button("Refresh list", scale=1, elem_id="replay-refresh")
+        upload = gr.UploadButton(
+            "Import a transcript (JSON)", file_types=[".json"], scale=1, elem_id="replay-import", size="md"
+        )
+    imported = gr.HTML("", elem_id="replay-import-message")
     table = gr.Dataframe(
         headers=["id", "created (UTC)", "status", "protocol", "answer", "tokens", "question"],
         interactive=False,
         elem_id="replay-list",
         wrap=True,
+        max_height=320,
     )
     with gr.Row():
         chosen = gr.Dropdown([], label="Debate", scale=3, elem_id="replay-choice", allow_custom_value=True)
@@ -45,13 +71,17 @@ def build_replay(store: Any) -> None:
     with gr.Row():
         position = gr.Slider(0, 1, value=0, step=1, label="Turn", elem_id="replay-turn", scale=4)
         playing = gr.Checkbox(label="Play", value=False, elem_id="replay-play", scale=1)
-        show_discarded = gr.Checkbox(label="Show discarded sentences", value=True, scale=1)
+        show_discarded = gr.Checkbox(label="Show discarded units", value=True, scale=1)
+        show_private = gr.Checkbox(
+            label="Show private decisions (researcher view)", value=False, scale=1, elem_id="replay-private"
+        )
     with gr.Row():
-        with gr.Column(scale=3):
+        with gr.Column(scale=3, min_width=300):
+            question = gr.HTML(elem_id="replay-question")
             budget = gr.HTML(elem_id="replay-budget")
             transcript = gr.HTML(elem_id="replay-transcript")
             result = gr.HTML(elem_id="replay-result")
-        with gr.Column(scale=2):
+        with gr.Column(scale=2, min_width=280):
             plans = gr.HTML(elem_id="replay-plans")
             urgency = gr.Plot(elem_id="replay-urgency")
     trajectory = gr.Plot(elem_id="replay-trajectory")
@@ -60,8 +90,8 @@ def build_replay(store: Any) -> None:
         export_csv = gr.Button("Export CSV", elem_id="replay-export-csv")
         files = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="replay-files")
 
-    def listing(words: str, state: str) -> tuple[list[list[Any]], Any]:
-        rows = store.list_debates(text=words or None, status=None if state == "any" else state, limit=200)
+    def listing(words: str | None, state: str, selected: str | None = None) -> tuple[list[list[Any]], Any]:
+        rows = store.list_debates(text=words or None, status=None if state == "any" else state, limit=LIST_LIMIT)
         data = [
             [
                 r.id[:12],
@@ -75,34 +105,43 @@ def build_replay(store: Any) -> None:
             for r in rows
         ]
         choices = [(f"{r.id[:8]} · {r.status} · {r.question[:60]}", r.id) for r in rows]
-        return data, gr.update(choices=choices, value=choices[0][1] if choices else None)
+        ids = [r.id for r in rows]
+        value = selected if selected in ids else (ids[0] if ids else None)
+        return data, gr.update(choices=choices, value=value)
 
     def open_debate(debate_id: str | None) -> tuple[list[Event], Any]:
         if not debate_id:
-            return [], gr.update()
-        events = store.events(debate_id)
-        last_turn = events[-1].turn if events else 0
-        return events, gr.update(minimum=0, maximum=max(1, last_turn), value=last_turn)
+            return [], gr.skip()
+        try:
+            events = store.events(store.find(debate_id))
+        except KeyError as error:
+            gr.Warning(str(error.args[0]) if error.args else f"no debate {debate_id!r}")
+            return [], gr.skip()
+        return events, _turn_slider(events[-1].turn if events else 0)
 
-    def draw(events: list[Event], turn: float, discarded: bool) -> list[Any]:
-        view = DebateView.from_events([e for e in events if e.turn <= int(turn)])
+    def draw(events: list[Event], turn: float, discarded: bool, private: bool) -> list[Any]:
+        last = events[-1].turn if events else 0
+        upto = min(max(0, int(turn or 0)), last)
+        view = DebateView.from_events([e for e in events if e.turn <= upto])
         return [
+            render.question_html(view) if events else "",
             render.budget_html(view),
-            render.transcript_html(view, show_discarded=discarded),
+            render.transcript_html(view, show_discarded=discarded, element_id="replay-transcript-box", private=private),
             render.result_html(view),
             render.plans_html(view),
             charts.urgency_figure(view),
             charts.trajectory_figure(view),
         ]
 
-    outputs = [budget, transcript, result, plans, urgency, trajectory]
-    refresh.click(listing, inputs=[text, status], outputs=[table, chosen])
-    text.submit(listing, inputs=[text, status], outputs=[table, chosen])
-    load.click(open_debate, inputs=chosen, outputs=[loaded, position]).then(
-        draw, inputs=[loaded, position, show_discarded], outputs=outputs
-    )
-    position.release(draw, inputs=[loaded, position, show_discarded], outputs=outputs)
-    show_discarded.change(draw, inputs=[loaded, position, show_discarded], outputs=outputs)
+    outputs = [question, budget, transcript, result, plans, urgency, trajectory]
+    drawing = [loaded, position, show_discarded, show_private]
+    refresh.click(listing, inputs=[text, status, chosen], outputs=[table, chosen])
+    text.submit(listing, inputs=[text, status, chosen], outputs=[table, chosen])
+    status.change(listing, inputs=[text, status, chosen], outputs=[table, chosen])
+    load.click(open_debate, inputs=chosen, outputs=[loaded, position]).then(draw, inputs=drawing, outputs=outputs)
+    position.release(draw, inputs=drawing, outputs=outputs)
+    show_discarded.change(draw, inputs=drawing, outputs=outputs)
+    show_private.change(draw, inputs=drawing, outputs=outputs)
 
     def advance(events: list[Event], turn: float, play: bool) -> Any:
         if not play or not events:
@@ -111,8 +150,8 @@ def build_replay(store: Any) -> None:
         return min(last, int(turn) + 1) if int(turn) < last else gr.skip()
 
     timer = gr.Timer(0.8)
-    timer.tick(advance, inputs=[loaded, position, playing], outputs=position)
-    position.change(draw, inputs=[loaded, position, show_discarded], outputs=outputs)
+    timer.tick(advance, inputs=[loaded, position, playing], outputs=position, show_progress="hidden")
+    position.change(draw, inputs=drawing, outputs=outputs, show_progress="hidden")
 
     def exports(debate_id: str | None, kind: str) -> list[str]:
         if not debate_id:
@@ -124,3 +163,34 @@ def build_replay(store: Any) -> None:
 
     export_json.click(lambda d: exports(d, "json"), inputs=chosen, outputs=files)
     export_csv.click(lambda d: exports(d, "csv"), inputs=chosen, outputs=files)
+
+    def import_file(path: str | None, words: str, state: str) -> list[Any]:
+        if not path:
+            return [gr.skip()] * 3
+        try:
+            debate_id = store.import_json(path)
+        except TranscriptError as error:
+            note = f'<span class="bad">Not imported (nothing was written): {render.escape(str(error))}</span>'
+            return [note, gr.skip(), gr.skip()]
+        note = f'<span class="ok">Imported debate {render.escape(debate_id)}. Press Open to play it back.</span>'
+        return [note, *listing("", "any", debate_id)]
+
+    upload.upload(import_file, inputs=[upload, text, status], outputs=[imported, table, chosen])
+
+    def open_link(request: gr.Request) -> list[Any]:
+        """At page load: the list, and, for ``?debate=ID``, this tab with that debate open."""
+        asked = request.query_params.get("debate") if request is not None else None
+        debate_id = None
+        if asked:
+            try:
+                debate_id = store.find(asked)
+            except KeyError:
+                gr.Warning(f"no stored debate {asked[:64]!r}")
+        data, choice = listing("", "any", debate_id)
+        if debate_id is None:
+            return [gr.skip(), data, choice, gr.skip(), gr.skip(), *[gr.skip()] * len(outputs)]
+        events, slider = open_debate(debate_id)
+        last = events[-1].turn if events else 0
+        return [gr.Tabs(selected="replay"), data, choice, events, slider, *draw(events, last, True, False)]
+
+    return ReplayPanel(open_link, [table, chosen, loaded, position, *outputs])

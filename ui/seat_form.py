@@ -25,7 +25,9 @@ from debate_core.kernel.forms import FieldSpec
 from debate_core.kernel.human import HumanRequest
 
 SLOTS = {"choice": 3, "integer": 2, "text": 3, "boolean": 2}
-MAX_TEXT_CHARS = 2_500
+# Far above any field's limit: a long paste reaches the channel whole and is refused with its length,
+# never cut silently by the browser.
+MAX_TEXT_CHARS = 200_000
 
 
 @dataclass
@@ -58,7 +60,7 @@ def build_seat_form() -> SeatForm:
         for i in range(SLOTS["boolean"]):
             slots["boolean"].append(gr.Checkbox(label="", visible=False, elem_id=f"seat-boolean-{i}"))
         submit = gr.Button("Submit", variant="primary", elem_id="seat-submit")
-        message = gr.Markdown("", elem_id="seat-message")
+    message = gr.HTML("", elem_id="seat-message")  # outside the box: "sent" stays visible once it folds away
     return SeatForm(box, prompt, slots, submit, message)
 
 

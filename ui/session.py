@@ -1,18 +1,26 @@
-"""A live debate in the background: pacing, pause / resume / step / stop, a human seat, recording.
+"""A live debate in the background: pacing, controls, a seated person's live controls, push updates.
 
 What it does: ``LiveSession`` runs one ``Debate`` in its own thread, records
 every event in the store (when one is given), folds events into a
-``DebateView`` the page renders, and paces the debate: after each disclosed
-sentence or silent turn it waits ``pace_s`` seconds, and it can be paused,
-resumed, advanced one turn at a time, or stopped. A human seat talks to the
-page through the session's ``HumanChannel``. A backend failure (model error,
-out of memory) ends the session with its message; the recorder marks the
-debate failed; other sessions are untouched.
+``DebateView`` the page renders, and paces the debate (after each disclosed
+unit, silent turn or intervention it waits ``pace_s`` seconds); it can be
+paused, resumed, advanced one turn at a time, or stopped (at once: a
+generation in flight is cancelled). Every change bumps ``version`` and wakes
+whoever waits in ``wait_for_change``: the page streams updates as they
+happen instead of polling.
 
-Backends come from ``debate_core.backends.factory``: every session asking
-for the same model shares the one loaded copy of it (the model registry keeps
-a few, least recently used first out); the scripted demo backend is per
-session, since it keeps a script position.
+A seated person sits in a *live* seat: the debate never waits for their
+plan, it takes their standing stance (``interrupt``, ``raise_hand``,
+``lower_hand``, ``choose_answer``), and waits only for their words (their
+initial answer, their utterance when they hold the floor), for at most
+``human_timeout_s`` when given. ``seat_state`` says where their intent
+stands: listening, armed (interrupt pressed), hand raised, queued (their
+plan asked for the floor this turn), won the floor, lost it to a more urgent
+agent, speaking, or cut off.
+
+Sessions are kept by debate id (``find``) so a reloaded page can re-attach.
+A page that goes away ``detach``\\ es; a session nobody re-attaches to within
+``grace_s`` is stopped, so no debate runs on unwatched.
 
 What it does not do: draw anything (``render``, ``charts``) or know Gradio.
 """
@@ -27,13 +35,28 @@ from debate_core import Debate, DebateConfig, HumanChannel, HumanSeat
 from debate_core.backends.base import Backend
 from debate_core.backends.factory import BackendSpec, make_backend
 from debate_core.errors import BackendError, DebateError
-from debate_core.events import Intervention, SilentTurn, UnitDisclosed
+from debate_core.events import (
+    Event,
+    Interrupted,
+    Intervention,
+    PlansMade,
+    SilentTurn,
+    SpeakerSelected,
+    UnitDisclosed,
+    UtteranceCompleted,
+)
 from debate_core.log import logger
 from ui.view_model import DebateView
 
 SCRIPTED = "scripted demo (no model)"
 EMBEDDED = "embedded SmolLM2-135M (CPU)"
 PACED = (UnitDisclosed, SilentTurn, Intervention)
+DEFAULT_GRACE_S = 60.0
+MAX_URGENCY = 9
+MAX_POINT_CHARS = 1_000  # the decision form's limit on a point
+
+_SESSIONS: dict[str, LiveSession] = {}
+_SESSIONS_LOCK = threading.Lock()
 
 
 def backend_for(choice: str, config: DebateConfig, model: str = "") -> Backend:
@@ -42,6 +65,25 @@ def backend_for(choice: str, config: DebateConfig, model: str = "") -> Backend:
         return make_backend(BackendSpec("scripted"), config)
     key = model.strip() if choice != EMBEDDED and model.strip() else None
     return make_backend(BackendSpec("transformers", model=key), config)
+
+
+def find(debate_id: str) -> LiveSession | None:
+    """The running (or just finished) session of a debate, for a page that re-attaches."""
+    with _SESSIONS_LOCK:
+        return _SESSIONS.get(debate_id)
+
+
+def _urgency(value: Any) -> int:
+    """An urgency from the page, kept within 0-9 (the maximum when it is not a number)."""
+    try:
+        return min(MAX_URGENCY, max(0, int(value)))
+    except (TypeError, ValueError):
+        return MAX_URGENCY
+
+
+def _loads_lazily(backend: Backend) -> bool:
+    """Whether the backend has a model still to load (checked on the class: touching ``loaded`` loads it)."""
+    return isinstance(getattr(type(backend), "loaded", None), property)
 
 
 class LiveSession:
@@ -56,24 +98,41 @@ class LiveSession:
         human: str | None = None,
         human_timeout_s: float | None = None,
         pace_s: float = 0.0,
+        grace_s: float = DEFAULT_GRACE_S,
     ) -> None:
         self.config = config
         self.backend = backend
         self.store = store
         self.channel = HumanChannel() if human else None
-        seats = {human: HumanSeat(human, self.channel, timeout_s=human_timeout_s)} if human and self.channel else {}
+        seats = {}
+        if human and self.channel is not None:
+            seats[human] = HumanSeat(human, self.channel, timeout_s=human_timeout_s, live=True)
         self.debate = Debate(config, backend, seats=seats)
         self.human = human
+        role = self.debate.config.agent(human).role if human else None
+        # which live controls the person stands by with: floor (plans), point (a point or a question), none
+        self.controls = self.debate.protocol.controls_for(role) if human else "none"
         self.pace_s = pace_s
+        self.grace_s = grace_s
         self.lock = threading.RLock()
         self.view = DebateView()
         self.status = "starting"
         self.error: str | None = None
+        self.seat_state = "listening"
+        self.stance_urgency = MAX_URGENCY
+        self.audience = False
+        self.discarded = False
+        self.version = 0
+        self.started_at = time.time()
+        self._changed = threading.Condition(self.lock)
         self._go = threading.Event()
         self._go.set()
         self._step_once = False
         self._stopping = False
+        self._orphan_timer: threading.Timer | None = None
         self.held_at: int | None = None  # while paused: how many events had been shown
+        self._loading_since: float | None = None
+        self._tokens_at_event = 0
         self._thread = threading.Thread(target=self._run, name=f"debate-{self.debate.debate_id[:8]}", daemon=True)
 
     @property
@@ -82,11 +141,37 @@ class LiveSession:
 
     @property
     def done(self) -> bool:
+        """The debate has ended (or was stopped while its model was still loading: it never starts)."""
+        if self._stopping and self._loading_since is not None:
+            return True
         return not self._thread.is_alive() and self.status not in ("starting",)
 
+    def activity(self) -> str:
+        """What the debate is busy with right now, for the status line: loading (how long), generating (tokens)."""
+        if self.done:
+            return ""
+        if self._loading_since is not None:
+            return f"{time.monotonic() - self._loading_since:.0f} s"
+        generated = self.debate.table.cancel.tokens - self._tokens_at_event
+        return f"generating, {generated} tokens so far" if generated > 0 else ""
+
     def start(self) -> LiveSession:
+        with _SESSIONS_LOCK:
+            _SESSIONS[self.debate_id] = self
         self._thread.start()
         return self
+
+    # -- push -----------------------------------------------------------------------
+    def _bump(self) -> None:
+        with self._changed:
+            self.version += 1
+            self._changed.notify_all()
+
+    def wait_for_change(self, seen: int, timeout: float) -> int:
+        """Block until ``version`` differs from ``seen`` (or ``timeout`` passes); returns it."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.version != seen, timeout=timeout)
+            return self.version
 
     # -- controls ----------------------------------------------------------------
     def pause(self) -> None:
@@ -94,6 +179,7 @@ class LiveSession:
             if not self.done:
                 self._go.clear()
                 self.status = "paused"
+        self._bump()
 
     def resume(self) -> None:
         with self.lock:
@@ -101,6 +187,7 @@ class LiveSession:
             if not self.done:
                 self.status = "running"
             self._go.set()
+        self._bump()
 
     def step(self) -> None:
         """Run one more turn, then pause."""
@@ -109,29 +196,147 @@ class LiveSession:
             if not self.done:
                 self.status = "running one turn"
             self._go.set()
+        self._bump()
 
     def stop(self) -> None:
+        """End the debate now: a generation in flight is cancelled, a person's wait is ended."""
         with self.lock:
             self._stopping = True
+            if self._loading_since is not None:
+                self.status = "stopped before the model had loaded"
+            elif not self.done:
+                self.status = "stopping"
             self.debate.stop()
             self._go.set()
+        self._bump()
 
     def set_pace(self, seconds: float) -> None:
         self.pace_s = max(0.0, float(seconds))
 
+    def set_display(self, *, audience: bool | None = None, discarded: bool | None = None) -> None:
+        with self.lock:
+            self.audience = self.audience if audience is None else bool(audience)
+            self.discarded = self.discarded if discarded is None else bool(discarded)
+        self._bump()
+
+    # -- a seated person's live controls ------------------------------------------------
+    def _stance(self, state: str, **values: Any) -> None:
+        if self.channel is None or self.done:
+            return
+        self.channel.set_stance(**values)
+        with self.lock:
+            self.seat_state = state
+        self._bump()
+
+    def interrupt(self, urgency: int = MAX_URGENCY) -> None:
+        """Ask for the floor at the next boundary, cutting off whoever speaks."""
+        self.stance_urgency = _urgency(urgency)
+        self._stance("armed", intent="interrupt", urgency=self.stance_urgency)
+
+    def raise_hand(self, urgency: int = MAX_URGENCY) -> None:
+        """Ask to speak as soon as the floor is free."""
+        self.stance_urgency = _urgency(urgency)
+        self._stance("hand raised", intent="raise", urgency=self.stance_urgency)
+
+    def lower_hand(self) -> None:
+        self._stance("listening", intent="listen", point=None)
+
+    def point(self, text: str) -> str:
+        """Raise a point of information (or a question) with ``text``, at the next chunk boundary.
+
+        Returns what the page should say: empty when armed, else why not.
+        """
+        words = " ".join(str(text or "").split())
+        if not any(ch.isalnum() for ch in words):
+            return "Say your point in a sentence first."
+        if len(words) > MAX_POINT_CHARS:
+            return f"Your point is {len(words):,} characters long; the limit is {MAX_POINT_CHARS:,}."
+        self._stance("point armed", intent="interrupt", point=words)
+        return ""
+
+    def choose_answer(self, answer: str | None) -> None:
+        if self.channel is not None and answer:
+            self.channel.set_stance(answer=answer)
+            self._bump()
+
+    def _track(self, event: Event) -> None:
+        """Follow the seated person's intent through the debate's events."""
+        person = self.human
+        if person is None:
+            return
+        if isinstance(event, PlansMade):
+            record = next((r for r in event.plans if r.agent == person), None)
+            if record is not None and record.plan.wants_floor:
+                self.seat_state = "queued"
+        elif isinstance(event, SpeakerSelected):
+            if event.speaker == person:
+                self.seat_state = "won the floor"
+                if self.channel is not None:
+                    self.channel.set_stance(intent="listen")  # spent: one press, one turn at the floor
+            elif self.seat_state == "queued":
+                self.seat_state = f"lost to {event.speaker}"
+        elif isinstance(event, UnitDisclosed) and event.speaker == person:
+            self.seat_state = "speaking"
+        elif isinstance(event, Interrupted) and event.interrupted == person:
+            self.seat_state = f"cut off by {event.interrupter}"
+        elif isinstance(event, UtteranceCompleted) and event.speaker == person:
+            self.seat_state = "listening"
+        elif isinstance(event, Intervention) and event.author == person:
+            self.seat_state = "point raised"
+            if self.channel is not None:
+                self.channel.set_stance(intent="listen", point=None)  # spent: one press, one point
+        self.stance_urgency = MAX_URGENCY
+
+    # -- pages come and go --------------------------------------------------------------
+    def attach(self) -> None:
+        """A page watches this session (again): forget any pending orphan stop."""
+        with self.lock:
+            if self._orphan_timer is not None:
+                self._orphan_timer.cancel()
+                self._orphan_timer = None
+
+    def detach(self) -> None:
+        """The page went away: stop the debate unless a page re-attaches within ``grace_s``."""
+        with self.lock:
+            if self.done or self._orphan_timer is not None:
+                return
+            self._orphan_timer = threading.Timer(self.grace_s, self._orphaned)
+            self._orphan_timer.daemon = True
+            self._orphan_timer.start()
+
+    def _orphaned(self) -> None:
+        logger.info("debate %s has no page watching it: stopping it", self.debate_id)
+        self.stop()
+
     # -- the thread ----------------------------------------------------------------
     def _run(self) -> None:
         try:
-            if hasattr(self.backend, "loaded"):
-                self.status = f"loading {self.backend.model_id}…"
-                self.backend.loaded  # noqa: B018 - load now, with the status showing
-            self.status = "running"
+            if _loads_lazily(self.backend):
+                with self.lock:
+                    self.status = f"loading {self.backend.model_id} (the first use converts it, about 20 s)"
+                    self._loading_since = time.monotonic()
+                self._bump()
+                try:
+                    self.backend.loaded  # type: ignore[attr-defined]  # noqa: B018 - load now, with the status showing
+                finally:
+                    self._loading_since = None
+            if self._stopping:
+                with self.lock:
+                    self.status = "stopped before the model had loaded"
+                return
+            with self.lock:
+                if self.status.startswith(("starting", "loading")):
+                    self.status = "running"
+            self._bump()
             events = self.debate.events()
             if self.store is not None:
                 events = self.store.record(events)
             for event in events:
                 with self.lock:
                     self.view.apply(event)
+                    self._track(event)
+                    self._tokens_at_event = self.debate.table.cancel.tokens
+                self._bump()
                 if isinstance(event, PACED):
                     self._pace()
             with self.lock:
@@ -147,6 +352,10 @@ class LiveSession:
             with self.lock:
                 self.error = f"{type(error).__name__}: {error}"
                 self.status = "failed"
+        finally:
+            if self.channel is not None:
+                self.channel.close()
+            self._bump()
 
     def _pace(self) -> None:
         if self._step_once:
@@ -155,6 +364,7 @@ class LiveSession:
                 if not self._stopping:
                     self._go.clear()
                     self.status = "paused"
+            self._bump()
         deadline = time.monotonic() + self.pace_s
         while not self._stopping:
             if not self._go.is_set():  # paused: wait, and do not count the pause as pacing

@@ -22,15 +22,36 @@ from typing import Any
 import gradio as gr
 from pydantic import ValidationError
 
-from debate_core.config import AgentSpec, DebateConfig, Question, SeatKind
+from debate_core.config import (
+    MAX_OPTION_LENGTH,
+    MAX_OPTIONS,
+    MAX_PERSONA_LENGTH,
+    MAX_QUESTION_LENGTH,
+    AgentSpec,
+    DebateConfig,
+    Question,
+    SeatKind,
+)
 from debate_core.errors import ConfigError
 from debate_core.protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
-from debate_core.protocols.registry import available, protocol_class, resolve
+from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve
 from ui.session import EMBEDDED, SCRIPTED
 
 SAMPLES = Path(__file__).resolve().parent.parent / "assets" / "sample_questions.json"
 NO_HUMAN = "nobody (all agents are models)"
 MAX_AGENTS = 6
+OTHER_MODEL = "a model id or path"
+# What each model choice costs, said next to it (bench/embedded_pace.py measures the embedded model).
+MODEL_CHOICES = [
+    (f"{SCRIPTED} · instant, a fixed classroom scenario", SCRIPTED),
+    (f"{EMBEDDED} · about 10-15 s per turn on 2 cores; tiny, its text is poor", EMBEDDED),
+    (f"{OTHER_MODEL} · depends on the model and the machine", OTHER_MODEL),
+]
+# Choosing the embedded model sets short debates, so one reaches its end in a few minutes on two cores.
+EMBEDDED_DEFAULTS = {"budget": 120, "utterance_tokens": 40, "plan_tokens": 96, "layout": "cached"}
+# The browser stops a paste far above any field's limit; the limits themselves are checked when the
+# debate starts, with a message that gives the length and the limit (never a silent cut).
+BROWSER_MAX_CHARS = 1_000_000
 
 
 class FormError(ValueError):
@@ -56,6 +77,7 @@ class SetupForm:
     temperature: Any
     seed: Any
     utterance_tokens: Any
+    plan_tokens: Any
     layout: Any
     pace: Any
     human_pacing: Any
@@ -76,21 +98,47 @@ def load_samples() -> list[dict[str, Any]]:
 def build_setup() -> SetupForm:
     with gr.Row():
         with gr.Column(scale=3):
-            question = gr.Textbox(label="Question", value=DEMO_QUESTION.text, lines=2, max_length=4000)
+            question = gr.Textbox(
+                label="Question",
+                value=DEMO_QUESTION.text,
+                lines=2,
+                max_lines=12,
+                max_length=BROWSER_MAX_CHARS,
+                elem_id="setup-question",
+                info=f"up to {MAX_QUESTION_LENGTH:,} characters",
+            )
             options = gr.Textbox(
                 label="Options, one per line (labelled A, B, C, …; leave empty for a free-form question)",
                 value="\n".join(DEMO_QUESTION.options),
                 lines=4,
+                max_lines=12,
+                max_length=BROWSER_MAX_CHARS,
+                elem_id="setup-options",
+                info=f"up to {MAX_OPTIONS} options of {MAX_OPTION_LENGTH:,} characters each",
             )
             with gr.Row():
-                answer = gr.Textbox(label="Correct answer (a label such as B; optional)", value="B", max_length=200)
+                answer = gr.Textbox(
+                    label="Correct answer (a label such as B; optional)",
+                    value="B",
+                    max_length=BROWSER_MAX_CHARS,
+                    elem_id="setup-answer",
+                )
                 sample = gr.Button("Sample MMLU-style question", elem_id="sample-question")
         with gr.Column(scale=2):
-            agents = gr.Textbox(label="Agents (2-6 names, comma-separated)", value="Alex, Chris, Jenny")
+            agents = gr.Textbox(
+                label="Agents (names, comma-separated; the protocol says how many)",
+                value="Alex, Chris, Jenny",
+                max_length=BROWSER_MAX_CHARS,
+                elem_id="setup-agents",
+            )
             personas = gr.Textbox(
                 label="Personas, one per line as Name: persona (optional)",
                 lines=3,
+                max_lines=10,
+                max_length=BROWSER_MAX_CHARS,
                 value="\n".join(f"{a.name}: {a.persona}" for a in DEMO_AGENTS),
+                elem_id="setup-personas",
+                info=f"up to {MAX_PERSONA_LENGTH:,} characters each",
             )
             human = gr.Dropdown(
                 label="Take a seat yourself",
@@ -106,15 +154,17 @@ def build_setup() -> SetupForm:
         )
         budget = gr.Slider(20, 2000, value=300, step=10, label="Public token budget", elem_id="budget-setting")
         backend = gr.Dropdown(
-            [EMBEDDED, SCRIPTED, "a model id or path"],
-            value=EMBEDDED,
+            MODEL_CHOICES,
+            value=SCRIPTED,
             label="Model",
             elem_id="backend-choice",
-            info="The embedded model is tiny (a demo that runs on any CPU); the scripted demo needs no model at all.",
+            info="The scripted demo needs no model; the embedded model runs on any CPU, slowly.",
         )
         model = gr.Textbox(
             label="Model id or local path (for the last choice)",
             placeholder="meta-llama/Llama-3.1-8B-Instruct",
+            max_length=500,
+            elem_id="model-id",
         )
     with gr.Accordion("More settings", open=False):
         with gr.Row():
@@ -133,6 +183,9 @@ def build_setup() -> SetupForm:
             utterance_tokens = gr.Slider(
                 16, 1024, value=80, step=8, label="Max new tokens per utterance", elem_id="utterance-tokens"
             )
+            plan_tokens = gr.Slider(
+                48, 1024, value=1024, step=16, label="Max new tokens per plan", elem_id="plan-tokens"
+            )
             layout = gr.Radio(
                 ["paper", "cached"],
                 value="cached",
@@ -142,9 +195,15 @@ def build_setup() -> SetupForm:
         with gr.Row():
             pace = gr.Slider(0, 5, value=0.6, step=0.1, label="Seconds per sentence (pace)", elem_id="pace")
             human_pacing = gr.Radio(
-                ["wait for me", "advance on a timer"], value="wait for me", label="When you hold a seat"
+                ["wait for me", "advance on a timer"],
+                value="wait for me",
+                label="When the debate needs your words",
+                info="The debate never waits for your plans: it takes your live controls as they stand.",
+                elem_id="human-pacing",
             )
-            human_seconds = gr.Slider(3, 120, value=20, step=1, label="Timer: seconds per turn for you")
+            human_seconds = gr.Slider(
+                3, 300, value=60, step=1, label="Timer: seconds to answer or speak", elem_id="human-seconds"
+            )
     form = SetupForm(
         question,
         options,
@@ -163,6 +222,7 @@ def build_setup() -> SetupForm:
         temperature,
         seed,
         utterance_tokens,
+        plan_tokens,
         layout,
         pace,
         human_pacing,
@@ -170,8 +230,19 @@ def build_setup() -> SetupForm:
     )
     sample.click(_sample, outputs=[question, options, answer])
     protocol.change(_protocol_chosen, inputs=protocol, outputs=[condition, params, roles])
+    for changed in (protocol.input, condition.input):
+        changed(_fit_agents, inputs=[protocol, condition, agents, personas], outputs=[agents, personas])
     agents.change(_human_choices, inputs=[agents, human], outputs=human)
+    backend.input(_model_chosen, inputs=backend, outputs=[budget, utterance_tokens, plan_tokens, layout])
     return form
+
+
+def _model_chosen(choice: str) -> list[Any]:
+    """Short settings for the embedded model (a person can still change them after)."""
+    if choice != EMBEDDED:
+        return [gr.skip()] * 4
+    short = EMBEDDED_DEFAULTS
+    return [short["budget"], short["utterance_tokens"], short["plan_tokens"], short["layout"]]
 
 
 def _default_params(name: str) -> str:
@@ -195,6 +266,17 @@ def _protocol_chosen(name: str) -> tuple[Any, str, Any]:
     )
 
 
+def _fit_agents(name: str, variant: str, agents: str, personas: str) -> list[Any]:
+    """Fewer agents (and their personas) when the variant takes fewer (parliament: prover and critic; cot: one)."""
+    limit = agent_limit(name, variant)
+    names = _names(agents)
+    if limit is None or len(names) <= limit:
+        return [gr.skip(), gr.skip()]
+    kept = names[:limit]
+    lines = [line for line in (personas or "").splitlines() if line.partition(":")[0].strip() in kept]
+    return [", ".join(kept), "\n".join(lines)]
+
+
 def _sample() -> tuple[str, str, str]:
     item = random.choice(load_samples())
     return item["question"], "\n".join(item["options"]), item["answer"]
@@ -214,8 +296,8 @@ def config_from_form(fields: dict[str, Any]) -> DebateConfig:
     agents, personas, human = fields["agents"], fields["personas"], fields["human"]
     options = fields["options"]
     names = _names(agents)
-    if not 2 <= len(names) <= MAX_AGENTS:
-        raise FormError(f"name between 2 and {MAX_AGENTS} agents (got {len(names)})")
+    if not 1 <= len(names) <= MAX_AGENTS:
+        raise FormError(f"name between 1 and {MAX_AGENTS} agents (got {len(names)})")
     persona_of: dict[str, str] = {}
     for line in (personas or "").splitlines():
         if not line.strip():
@@ -250,13 +332,13 @@ def config_from_form(fields: dict[str, Any]) -> DebateConfig:
             temperature=float(fields["temperature"]),
             seed=int(fields["seed"] or 0),
             utterance_max_new_tokens=int(fields["utterance_tokens"]),
+            max_new_tokens=int(fields.get("plan_tokens") or 1024),
             prompt_layout=fields["layout"],
         )
-        resolve(config)  # the protocol's own checks: variant, parameters
+        resolved, chosen = resolve(config)  # the protocol's own checks: variant, parameters
+        chosen.assign_roles(resolved)  # and its roles: how many agents, who may be a person
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise FormError(f"{where}: {first['msg']}".removeprefix(": ")) from None
+        raise FormError(friendly(error.errors()[0], names)) from None
     except ConfigError as error:
         raise FormError(str(error)) from None
     return config
@@ -272,3 +354,39 @@ def _roles(text: str, names: list[str]) -> dict[str, str]:
             raise FormError(f"role line {line.strip()[:40]!r} must read Name: role, with one of the agents' names")
         roles[name.strip()] = role.strip()
     return roles
+
+
+_FIELDS = {"text": "the question", "answer": "the correct answer", "persona": "a persona", "name": "an agent's name"}
+
+
+def _where(loc: tuple[Any, ...], names: list[str]) -> str:
+    """A pydantic location in the person's words: ``('question', 'options', 2)`` -> "option C"."""
+    parts = [part for part in loc if not (isinstance(part, str) and part.startswith(("function-", "constrained-")))]
+    if parts[:1] in (["options"], ["text"], ["context"]):  # raised by the Question model, before the config
+        parts = ["question", *parts]
+    if parts[:2] == ["question", "options"] and len(parts) > 2 and isinstance(parts[2], int):
+        return f"option {chr(ord('A') + parts[2])}" if parts[2] < 26 else f"option {parts[2] + 1}"
+    if parts[:1] == ["agents"] and len(parts) > 2 and isinstance(parts[1], int) and parts[1] < len(names):
+        return f"{_FIELDS.get(str(parts[2]), str(parts[2]))} of {names[parts[1]]}"
+    if parts[:1] == ["question"] and len(parts) > 1:
+        return _FIELDS.get(str(parts[1]), f"the question's {parts[1]}")
+    if len(parts) == 1 and str(parts[0]) in _FIELDS:  # raised by an agent's own model
+        return _FIELDS[str(parts[0])]
+    return " ".join(str(part).replace("_", " ") for part in parts)
+
+
+def friendly(error: Any, names: list[str]) -> str:
+    """One validation error as a sentence for the person: where, and what is wrong, without pydantic's wording."""
+    where = _where(tuple(error.get("loc", ())), names)
+    kind, ctx, value = error.get("type", ""), error.get("ctx") or {}, error.get("input")
+    if kind in ("string_too_long", "too_long") and isinstance(value, str):
+        what = f"is {len(value):,} characters long; the limit is {ctx.get('max_length', 0):,}"
+    elif kind in ("string_too_short", "too_short"):
+        what = "is empty"
+    elif kind == "too_long":
+        what = f"has too many entries; the limit is {ctx.get('max_length', 0):,}"
+    else:
+        what = str(error.get("msg", "is not valid")).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        if what[:1].isupper() and not what[:2].isupper():
+            what = what[0].lower() + what[1:]
+    return f"{where}: {what}" if where else what

@@ -68,6 +68,7 @@ class Utterance:
     completed: bool = False
     total: int = 0
     error: str | None = None
+    checks: dict[int, list[str]] = field(default_factory=dict)  # unit index -> listeners' private decisions
 
 
 @dataclass
@@ -196,6 +197,8 @@ class DebateView(EventFold):
             error=event.error,
         )
         self.utterances[event.utterance_id] = utterance
+        if not event.units:  # the floor given back with nothing said: shown, with why
+            self.lines.append(Line(turn=event.turn, utterance=utterance))
 
     def _unit_disclosed(self, event: UnitDisclosed) -> None:
         utterance = self.utterances[event.utterance_id]
@@ -218,6 +221,7 @@ class DebateView(EventFold):
     def _utterance_resumed(self, event: UtteranceResumed) -> None:
         utterance = self.utterances[event.utterance_id]
         utterance.suspended = False
+        utterance.interrupted_by = None  # held, not cut: it goes on
         utterance.resumed += 1
 
     def _utterance_revised(self, event: UtteranceRevised) -> None:
@@ -234,6 +238,13 @@ class DebateView(EventFold):
 
     def _listener_decision(self, event: ListenerDecision) -> None:
         self.decisions.append(event)
+        utterance = self.utterances.get(event.utterance_id)
+        if utterance is not None:  # shown after the unit it followed, in the researcher view
+            said = "yes" if event.interrupt else "no"
+            odds = f", p={event.p_interrupt:.2f}" if event.p_interrupt is not None else ""
+            invalid = " (invalid reply)" if not event.valid else ""
+            label = f"{event.listener}: {said}{odds}{invalid}"
+            utterance.checks.setdefault(event.unit_index, []).append(label)
 
     def _intervention(self, event: Intervention) -> None:
         self.lines.append(Line(turn=event.turn, intervention=event))

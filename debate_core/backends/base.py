@@ -156,12 +156,29 @@ NO_SIGNALS = Signals()
 
 
 class CancelToken:
-    """Set once to ask every generation holding it to stop; thread-safe."""
+    """A handle on the generations that hold it: cancel them (set once), and see their progress.
 
-    __slots__ = ("_event",)
+    ``cancel()`` asks every generation holding the token to stop. Backends
+    that can, count the tokens they generate for its holders (``advance``);
+    ``tokens`` is that running count, so a viewer can show "N tokens so far"
+    while a model generates. Thread-safe; a backend that reports nothing
+    leaves ``tokens`` at 0.
+    """
+
+    __slots__ = ("_event", "_tokens")
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._tokens = 0
+
+    def advance(self, tokens: int = 1) -> None:
+        """A backend generated ``tokens`` more tokens for a holder of this token."""
+        self._tokens += tokens  # one writer (the backend's thread); readers only look
+
+    @property
+    def tokens(self) -> int:
+        """Tokens generated so far by the holders of this token (0 when the backend does not report)."""
+        return self._tokens
 
     def cancel(self) -> None:
         self._event.set()

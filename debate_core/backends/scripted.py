@@ -207,12 +207,16 @@ class ScriptedBackend(Backend):
         if self.seconds_per_token <= 0:
             if request.cancel is not None and request.cancel.cancelled:
                 return "", "cancelled"
+            if request.cancel is not None:
+                request.cancel.advance(len(scripted_tokens(text)))
             return text, "stop"
         spans = scripted_tokens(text)
         for count, span in enumerate(spans):
             if request.cancel is not None and request.cancel.cancelled:
                 return text[: spans[count - 1].end] if count else "", "cancelled"
             time.sleep(self.seconds_per_token)
+            if request.cancel is not None:
+                request.cancel.advance()
             del span
         return text, "stop"
 

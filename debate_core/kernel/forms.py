@@ -50,7 +50,9 @@ class FieldSpec:
     ``check`` replaces the generic check for this field (it gets the raw value
     and returns the accepted one, raising ``FormInvalid`` with a message for
     the person). ``noun`` names the field in messages; ``empty_message``
-    replaces the generic one for a required text left empty. A text field
+    replaces the generic one for a required text left empty; ``words`` refuses
+    a text with no letter or digit (punctuation alone says nothing, and would
+    never be disclosed). A text field
     without ``max_chars`` is bounded by the channel's limit on what a person
     may say.
     """
@@ -67,6 +69,7 @@ class FieldSpec:
     help: str = ""
     noun: str = ""
     empty_message: str = ""
+    words: bool = False
     check: Callable[[Any], Any] | None = field(default=None, compare=False)
 
     @property
@@ -118,7 +121,10 @@ class Form(Generic[V, T]):
     ``seed_salt`` keeps sampling seeds of different kinds apart (a distinct,
     reproducible seed per debate seed, agent, turn and kind); ``cacheable``
     lets a backend reuse the key/values of this kind's previous prompt from
-    the same agent.
+    the same agent. ``from_stance``, when a kind has one, answers for a
+    person from their standing stance (the intent, urgency and answer they
+    set with the page's live controls) without waiting: plans and yes/no
+    decisions have one; kinds that need a person's words do not.
     """
 
     kind: str
@@ -134,6 +140,7 @@ class Form(Generic[V, T]):
     signals: Signals = NO_SIGNALS
     assistant_prefix: Callable[[V], str] = _no_prefix
     token_cap: Callable[[DebateConfig], int] = _default_cap
+    from_stance: Callable[[Mapping[str, Any], V], T] | None = None
     seed_salt: int | None = None
     cacheable: bool = True
     template: str = ""
@@ -199,6 +206,8 @@ def _check_text(spec: FieldSpec, value: Any, max_chars: int) -> str:
         raise FormInvalid(f"the {spec.called} is {len(text):,} characters long; the limit is {limit:,}")
     if spec.required and not text:
         raise FormInvalid(spec.empty_message or f"the {spec.called} is empty")
+    if spec.words and text and not any(ch.isalnum() for ch in text):
+        raise FormInvalid(f"the {spec.called} has no letter or digit: there is nothing to say")
     return text
 
 

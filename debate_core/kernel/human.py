@@ -10,8 +10,14 @@ request kind's own rule; anything refused raises ``HumanInputError`` with a
 message meant for the person, and nothing reaches the debate. A reply to a
 request the debate no longer waits for raises ``StaleRequestError``.
 
+The channel also holds the person's **stance**: what they would do if asked
+now (``set_stance(intent="interrupt", urgency=9, answer="B")``), set at any
+time from the page's live controls. A live seat answers the request kinds
+that have a standing answer (plans, yes/no decisions) from it at once, and
+waits only for the person's words.
+
 What it does not do: decide fallbacks. On a timeout or a cancelled request the
-seat (``seats.HumanSeat``) falls back exactly as for a model's invalid reply.
+seat (``seats.HumanSeat``) falls back as the request kind documents.
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ class HumanChannel:
         self._reply: Any = None
         self._replied = False
         self._closed = False
+        self._stance: dict[str, Any] = {}
 
     # -- debate side -----------------------------------------------------------
     def post(
@@ -104,7 +111,22 @@ class HumanChannel:
     def closed(self) -> bool:
         return self._closed
 
+    def stance(self) -> dict[str, Any]:
+        """A copy of the person's standing stance (empty: they only listen)."""
+        with self._cond:
+            return dict(self._stance)
+
     # -- the person's side ---------------------------------------------------------
+    def set_stance(self, **values: Any) -> dict[str, Any]:
+        """Change what the person would do if asked now (values None are removed); returns the stance."""
+        with self._cond:
+            for key, value in values.items():
+                if value is None:
+                    self._stance.pop(key, None)
+                else:
+                    self._stance[key] = value
+            return dict(self._stance)
+
     def pending(self, timeout_s: float | None = 0.0) -> HumanRequest | None:
         """The open request, waiting up to ``timeout_s`` (None: forever) for one."""
         deadline = None if timeout_s is None else time.monotonic() + timeout_s

@@ -2,8 +2,9 @@
 
 What it does: a ``Decision`` is a yes/no with an optional payload (the text of
 a point of information). ``decision_form`` builds the request kind that asks
-a seat for one (a model answers "Yes"/"No", or "INTERRUPT: <point>"/"NO"; a
-person ticks a box and may type the point), and an ``InterruptPolicy`` decides
+a seat for one (a model answers "Yes"/"No", "INTERRUPT: <point>"/"NO", or
+the JSON of ``decision_schema`` when the form constrains it; a person ticks a
+box and may type the point), and an ``InterruptPolicy`` decides
 for a group of listeners at once (model listeners in one batch):
 
 * ``NeverPolicy``: never interrupts (non-interruptible baselines);
@@ -35,6 +36,7 @@ from debate_core.config import DebateConfig
 from debate_core.events.records import Source
 from debate_core.kernel.floor import Floor
 from debate_core.kernel.forms import FieldSpec, Form, FormInvalid, FormResult
+from debate_core.kernel.replies import load_object
 
 if TYPE_CHECKING:
     from debate_core.kernel.table import Table
@@ -62,8 +64,18 @@ class Decided:
 
 
 def parse_decision(raw: str, with_text: bool) -> Decision:
-    """``Yes``/``No`` (first word), or ``INTERRUPT: <text>`` / ``NO`` with a payload; raises ``FormInvalid``."""
+    """``Yes``/``No`` (first word), ``INTERRUPT: <text>`` / ``NO`` with a payload, or the JSON object
+    ``{"interrupt": true|false, "point": "..."}`` of ``decision_schema``; raises ``FormInvalid``."""
     text = raw.strip()
+    if text.startswith("{"):
+        data, _ = load_object(text)
+        interrupt, point = data.get("interrupt"), data.get("point")
+        if not isinstance(interrupt, bool):
+            raise FormInvalid('the JSON decision has no "interrupt": true or false')
+        payload = point.strip() if isinstance(point, str) and any(ch.isalnum() for ch in point) else None
+        if interrupt and with_text and payload is None:
+            raise FormInvalid("an interruption without its point")
+        return Decision(interrupt, payload if interrupt else None)
     head, sep, rest = text.partition(":")
     first = (head if sep else text).split(maxsplit=1)[0] if text else ""
     word = first.strip(" .,!*\"'`").casefold()
@@ -77,6 +89,14 @@ def parse_decision(raw: str, with_text: bool) -> Decision:
     raise FormInvalid(f"expected yes or no, got {text[:40]!r}")
 
 
+def decision_schema(with_text: bool, max_chars: int = 300) -> dict[str, Any]:
+    """A JSON schema for a decision (and its point): what constrained decoding holds a model to."""
+    properties: dict[str, Any] = {"interrupt": {"type": "boolean"}}
+    if with_text:
+        properties["point"] = {"type": "string", "maxLength": max_chars}
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
 def decision_form(
     kind: str,
     description: str,
@@ -88,6 +108,7 @@ def decision_form(
     probabilities: bool = False,
     text_tokens: int = 96,
     template: str = "",
+    schema: Mapping[str, Any] | None = None,
 ) -> Form[Any, Decision]:
     """A yes/no request kind (with a payload when ``with_text``); the fallback is not to interrupt."""
 
@@ -118,6 +139,12 @@ def decision_form(
     def cap(config: DebateConfig) -> int:
         return min(config.max_new_tokens, text_tokens) if with_text else 1
 
+    def from_stance(stance: Mapping[str, Any], view: Any) -> Decision:
+        """A seated person's live controls: interrupt when armed (with the point they typed, if any)."""
+        point = stance.get("point") if isinstance(stance.get("point"), str) else None
+        armed = stance.get("intent") == "interrupt" and (point or not with_text)
+        return Decision(True, point) if armed else Decision(False)
+
     return Form(
         kind=kind,
         description=description,
@@ -130,7 +157,9 @@ def decision_form(
         describe=describe,
         signals=Signals(choices=choices) if probabilities else Signals(),
         token_cap=cap,
+        from_stance=from_stance,
         template=template,
+        schema=lambda view: schema,
     )
 
 

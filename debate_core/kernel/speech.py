@@ -98,6 +98,8 @@ class FloorMoves:
         self._utterance_ids += 1
         if text and not units:
             error = "the utterance has nothing to disclose (no letter or digit)"
+        if not units and error is None:
+            error = reply.note  # why the floor is given back (a person who let it pass)
         if units:
             self.count("utterances")
             self.floor = Floor(speaker, self._utterance_ids, units, interrupting, kind=kind)

@@ -48,13 +48,18 @@ class ProtocolParams(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class RoleSpec:
-    """A role a protocol needs: how many agents hold it, and whether a person may."""
+    """A role a protocol needs: how many agents hold it, and whether a person may.
+
+    ``controls`` names the live controls a person in this role stands by
+    between the requests that need their words (see ``Protocol.human_controls``).
+    """
 
     name: str
     description: str
     minimum: int = 1
     maximum: int | None = 1
     human_ok: bool = True
+    controls: str = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +80,12 @@ class Protocol(ABC):
     variants: ClassVar[tuple[str, ...]]
     Params: ClassVar[type[ProtocolParams]] = ProtocolParams
     roles: ClassVar[tuple[RoleSpec, ...]] = ()
+    min_agents: ClassVar[int] = 2
     uses_budget: ClassVar[bool] = False
+    human_controls: ClassVar[str] = "none"
+    """The live controls of a person seated in a protocol without roles: ``none`` (only requests for
+    words), ``floor`` (a standing plan: interrupt, raise a hand, listen, an answer) or ``point``
+    (a standing yes/no with a sentence: a point of information, a question)."""
 
     def __init__(self, variant: str, params: ProtocolParams) -> None:
         if variant not in self.variants:
@@ -104,15 +114,35 @@ class Protocol(ABC):
         """What a disclosed unit is (``DebateStarted.segmenter``)."""
         return "whole-message"
 
+    def role_specs(self) -> tuple[RoleSpec, ...]:
+        """The roles this variant needs (by default ``roles``; a variant may need fewer)."""
+        return self.roles
+
+    def controls_for(self, role: str | None) -> str:
+        """The live controls a person in ``role`` uses (``human_controls`` when the role declares none)."""
+        spec = next((s for s in self.role_specs() if s.name == role), None)
+        return spec.controls if spec is not None and spec.controls != "none" else self.human_controls
+
+    def max_agents(self) -> int | None:
+        """How many agents this variant takes at most (None: no limit)."""
+        specs = self.role_specs()
+        if not specs or any(spec.maximum is None for spec in specs):
+            return None
+        return sum(spec.maximum or 0 for spec in specs)
+
     def assign_roles(self, config: DebateConfig) -> dict[str, str]:
         """Each agent's role: as configured, else the roles in declared order, filled in seat order.
 
-        Raises ``ConfigError`` when the roles cannot be filled as ``roles``
-        demands. A protocol without roles gives every agent none.
+        Raises ``ConfigError`` when there are fewer agents than ``min_agents``
+        or the roles cannot be filled as ``role_specs()`` demands. A protocol
+        without roles gives every agent none.
         """
-        if not self.roles:
+        if len(config.agents) < self.min_agents:
+            raise ConfigError(f"{self.name} needs at least {self.min_agents} agents, got {len(config.agents)}")
+        specs = self.role_specs()
+        if not specs:
             return {}
-        known = {spec.name: spec for spec in self.roles}
+        known = {spec.name: spec for spec in specs}
         assigned: dict[str, str] = {}
         for agent in config.agents:
             if agent.role is not None:
@@ -123,13 +153,13 @@ class Protocol(ABC):
         for agent in config.agents:
             if agent.name in assigned:
                 continue
-            spec = next((s for s in self.roles if counts[s.name] < s.minimum), None)
-            spec = spec or next((s for s in self.roles if s.maximum is None or counts[s.name] < s.maximum), None)
+            spec = next((s for s in specs if counts[s.name] < s.minimum), None)
+            spec = spec or next((s for s in specs if s.maximum is None or counts[s.name] < s.maximum), None)
             if spec is None:
                 raise ConfigError(f"{self.name} has no role left for {agent.name}")
             assigned[agent.name] = spec.name
             counts[spec.name] += 1
-        for spec in self.roles:
+        for spec in specs:
             if counts[spec.name] < spec.minimum:
                 raise ConfigError(f"{self.name} needs at least {spec.minimum} {spec.name}(s), got {counts[spec.name]}")
             if spec.maximum is not None and counts[spec.name] > spec.maximum:

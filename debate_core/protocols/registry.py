@@ -104,9 +104,22 @@ def resolve(config: DebateConfig) -> tuple[DebateConfig, Protocol]:
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ConfigError(f"{cls.name} parameter {where}: {first['msg']}") from None
+        if first["type"] == "extra_forbidden":
+            known = ", ".join(cls.Params.model_fields) or "none"
+            raise ConfigError(f"{cls.name} has no parameter {where!r} (its parameters: {known})") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise ConfigError(f"{cls.name} parameter {where or '(all)'}: {message}") from None
     resolved = config.model_copy(update={"variant": variant, "params": params.model_dump(mode="json")})
     return resolved, cls(variant, params)
+
+
+def agent_limit(name: str, variant: str | None = None) -> int | None:
+    """How many agents protocol ``name``'s ``variant`` takes at most (None: no limit, or not installed)."""
+    cls = available().get(name)
+    if cls is None:
+        return None
+    chosen = variant if variant in cls.variants else cls.default_variant()
+    return cls(chosen, cls.Params()).max_agents()
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ Screenshots of each view are saved under ``artifacts/screenshots/``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -20,6 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
+LOG = ROOT / "artifacts" / "browser-app.log"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless=new",
@@ -39,9 +41,12 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+ORPHAN_GRACE_S = 2  # the app stops a debate whose page has been gone this long
+
+
 @pytest.fixture(scope="session")
 def app_db(tmp_path_factory) -> Path:
-    """The app's database: a small scripted study (Analysis tab), then one finished demo debate (Replay)."""
+    """The app's database: a scripted study (Analysis tab), a finished demo debate and a two-turn one (Replay)."""
     from debate_core import Debate
     from debate_core.protocols.kimura.demo import demo_backend, demo_config
     from experiments.runner import StudyRunner
@@ -55,19 +60,31 @@ def app_db(tmp_path_factory) -> Path:
     config = demo_config(seed=1, token_budget=200)
     for _ in store.record(Debate(config, demo_backend(config)).events()):
         pass
+    short = demo_config(seed=2, max_turns=2, question=demo_config().question.model_copy(update={"text": "Short one?"}))
+    for _ in store.record(Debate(short, demo_backend(short)).events()):
+        pass
     store.close()
     return path
 
 
-@pytest.fixture(scope="session")
-def app_url(app_db) -> Iterator[str]:
+@contextlib.contextmanager
+def running_app(db: Path, log_path: Path) -> Iterator[str]:
+    """``app.py`` on a free port with ``db``, its output in ``log_path``; yields its address."""
     port = free_port()
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1"}
+    env = {
+        **os.environ,
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "HF_HUB_OFFLINE": "1",
+        "DEBATE_ORPHAN_GRACE_S": str(ORPHAN_GRACE_S),
+    }
+    # The app's output goes to a file (a pipe nobody reads would fill up and block the app).
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log = log_path.open("w", encoding="utf-8")
     process = subprocess.Popen(
-        [sys.executable, str(ROOT / "app.py"), "--db", str(app_db), "--port", str(port)],
+        [sys.executable, str(ROOT / "app.py"), "--db", str(db), "--port", str(port)],
         cwd=ROOT,
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
     )
@@ -81,16 +98,31 @@ def app_url(app_db) -> Iterator[str]:
         except OSError:
             pass
         if process.poll() is not None or time.monotonic() > deadline:
-            output = process.stdout.read() if process.stdout else ""
             process.kill()
-            raise RuntimeError(f"the app did not start:\n{output}")
+            raise RuntimeError(f"the app did not start:\n{log_path.read_text(encoding='utf-8')[-4000:]}")
         time.sleep(0.5)
-    yield url
-    process.terminate()
     try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def app_url(app_db) -> Iterator[str]:
+    with running_app(app_db, LOG) as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_app_url(tmp_path) -> Iterator[str]:
+    """An app of its own, with nothing loaded yet (for what happens on a model's first use)."""
+    with running_app(tmp_path / "fresh.sqlite3", LOG.with_name("browser-fresh-app.log")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -105,14 +137,32 @@ def browser() -> Iterator[object]:
         launched.close()
 
 
-@pytest.fixture
-def page(browser, app_url):
-    context = browser.new_context(viewport={"width": 1400, "height": 1600})
+def open_page(browser, url: str, *, width: int = 1400, height: int = 1600, dark: bool = False, ready: str = "#start"):
+    """A fresh browser context (its own Gradio session) on ``url``, loaded (``ready`` is shown)."""
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme="dark" if dark else "light")
     tab = context.new_page()
-    tab.goto(app_url)
-    tab.wait_for_selector("#start", timeout=30_000)
+    tab.goto(url)
+    tab.wait_for_selector(ready, timeout=60_000)
+    return tab
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test, so the ``page`` fixture knows whether its test failed."""
+    outcome = yield
+    setattr(item, f"report_{call.when}", outcome.get_result())
+
+
+@pytest.fixture
+def page(request, browser, app_url):
+    tab = open_page(browser, app_url)
     yield tab
-    context.close()
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        screenshot(tab, f"failed-{request.node.name}")  # what the page showed when the test failed
+    # leave no debate running for the tests that follow (in one step: the debate may end meanwhile)
+    tab.evaluate("document.querySelector('#stop:not([disabled])')?.click()")
+    tab.context.close()
 
 
 def screenshot(page, name: str) -> Path:

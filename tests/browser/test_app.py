@@ -1,4 +1,4 @@
-"""The web app in a real browser: live view, a human seat that interrupts, replay, escaping."""
+"""The web app in a real browser: live view, what a person types stays text, replay, analysis, the embedded model."""
 
 from __future__ import annotations
 
@@ -6,51 +6,23 @@ import itertools
 import time
 
 from tests.browser.conftest import screenshot
+from tests.browser.pages import (
+    STEP_GUARD_S,
+    Person,
+    choose,
+    interrupt_first_speaker,
+    open_more_settings,
+    sentences,
+    set_number,
+    wait_for,
+)
 from tests.conftest import HANG_GUARD_S
-
-# Every wait below returns as soon as its condition holds; its limit only guards against a
-# hang (a busy machine makes the page slower, not wrong). The model's work is bounded by
-# tokens: a tiny budget and short utterances.
-STEP_GUARD_S = 300
-STEP_GUARD_MS = STEP_GUARD_S * 1000
-
-
-def set_number(page, elem_id: str, value: float) -> None:
-    box = page.locator(f"#{elem_id} input[type=number]")
-    box.fill(str(value))
-    box.press("Enter")
-
-
-def choose(page, elem_id: str, option: str) -> None:
-    page.locator(f"#{elem_id} input").click()
-    page.get_by_role("option", name=option, exact=True).click()
-
-
-def open_more_settings(page) -> None:
-    page.get_by_text("More settings").click()
-    page.wait_for_selector("#pace input[type=number]")
-
-
-def sentences(page) -> int:
-    return page.locator("#transcript .sentence").count()
-
-
-def wait_for(predicate, what: str, guard: float = STEP_GUARD_S) -> None:
-    deadline = time.monotonic() + guard
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-SCRIPTED = "scripted demo (no model)"
 
 
 def test_a_scripted_debate_arrives_one_sentence_at_a_time_and_ends(page):
-    choose(page, "backend-choice", SCRIPTED)
+    assert "scripted demo" in page.locator("#backend-choice input").input_value()  # the default for newcomers
     open_more_settings(page)
-    set_number(page, "pace", 1.0)  # slower than the page's twice-a-second refresh
+    set_number(page, "pace", 1.0)
     set_number(page, "budget-setting", 150)
     page.click("#start")
     seen = []
@@ -71,50 +43,25 @@ def test_a_scripted_debate_arrives_one_sentence_at_a_time_and_ends(page):
     screenshot(page, "live-scripted")
 
 
-def test_a_human_interrupts_an_ai_and_nothing_they_type_runs(page):
-    choose(page, "backend-choice", SCRIPTED)
-    choose(page, "human-seat", "Jenny")
-    open_more_settings(page)
-    set_number(page, "pace", 0.2)
-    page.click("#start")
-    # the initial answer
-    page.wait_for_selector("#seat-prompt:has-text('Before the debate')", timeout=STEP_GUARD_MS)
-    # the seat's form is drawn from the request's fields: the answer is the first choice field
-    assert "Your answer" in page.locator("#seat-choice-0").inner_text()
-    page.locator("#seat-choice-0 label:has-text('B')").click()
-    page.click("#seat-submit")
-    # listen while Alex starts, then interrupt as soon as he is speaking
-    for _ in range(10):
-        page.wait_for_selector("#seat-prompt:has-text('your move')", timeout=STEP_GUARD_MS)
-        if page.locator("#seat-choice-0 label:has-text('interrupt')").count():
-            break
-        page.click("#seat-submit")  # listen
-        time.sleep(0.6)
-    assert "Action" in page.locator("#seat-choice-0").inner_text()
-    assert "Urgency" in page.locator("#seat-integer-0").inner_text()
-    page.locator("#seat-choice-0 label:has-text('interrupt')").click()
-    set_number(page, "seat-integer-0", 9)
-    page.click("#seat-submit")
-    page.wait_for_selector("#seat-prompt:has-text('You have the floor')", timeout=STEP_GUARD_MS)
-    # an empty message is refused politely
-    page.click("#seat-submit")
+def test_a_person_s_words_are_shown_as_text_and_nothing_they_type_runs(page):
+    person = Person(page)
+    interrupt_first_speaker(page, person)
+    page.click("#seat-submit")  # an empty message is refused politely
     wait_for(lambda: "empty" in page.locator("#seat-message").inner_text(), "the empty-message refusal")
     hostile = (
         "Wait, that is wrong. <script>window.__xss = 1</script> Nitrogen is 78 percent. "
         '<img src=x onerror="window.__xss = 2"> So it is B.'
     )
-    page.locator("#seat-text-0 textarea").fill(hostile)
-    page.click("#seat-submit")
-    wait_for(lambda: page.locator("#transcript .cut").count() >= 1, "the AI being cut off")
-    wait_for(lambda: "So it is B." in page.locator("#transcript").inner_text(), "the human's last sentence")
+    person.say(hostile)
+    wait_for(lambda: "cut off by Alex" in page.locator("#transcript").inner_text(), "the person to be cut off")
+    page.check("#show-discarded input")
+    wait_for(lambda: "window.__xss = 2" in page.locator("#transcript").inner_text(), "the discarded sentences")
     text = page.locator("#transcript").inner_text()
     assert "<script>window.__xss = 1</script>" in text  # shown as text
     assert 'onerror="window.__xss = 2"' in text
     assert page.evaluate("window.__xss") is None  # and nothing ran
     assert page.locator("#transcript img").count() == 0
     assert "cut off by Jenny" in text
-    page.check("#show-discarded input")
-    wait_for(lambda: page.locator("#transcript .discarded").count() >= 1, "Alex's discarded sentences")
     screenshot(page, "live-human-seat")
     page.click("#stop")
 
@@ -156,9 +103,13 @@ def test_the_analysis_tab_shows_a_studys_tables_and_figures(page):
 
 
 def test_a_short_debate_on_the_embedded_model(page):
-    choose(page, "backend-choice", "embedded SmolLM2-135M (CPU)")
-    set_number(page, "budget-setting", 30)
+    choose(page, "backend-choice", "embedded SmolLM2-135M")
+    assert "s per turn" in page.locator("#backend-choice input").input_value()  # the cost, said next to the choice
     open_more_settings(page)
+    # choosing the embedded model sets short debates: a small budget and small caps
+    assert float(page.locator("#budget-setting input[type=number]").input_value()) <= 150
+    assert float(page.locator("#utterance-tokens input[type=number]").input_value()) <= 48
+    set_number(page, "budget-setting", 30)
     set_number(page, "pace", 0)
     set_number(page, "utterance-tokens", 24)
     page.click("#start")

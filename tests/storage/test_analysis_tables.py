@@ -171,7 +171,7 @@ def test_csv_export_has_a_header_and_one_row_per_plan_and_disclosure(
     other = record_demo(store, seed=2, condition="fixed")
     ids = [debate[0].debate_id, other[0].debate_id]
     paths = store.export_csv(ids, tmp_path / "csv")
-    assert sorted(p.name for p in paths) == ["disclosures.csv", "plans.csv"]
+    assert sorted(p.name for p in paths) == ["disclosures.csv", "plans.csv", "utterances.csv"]
 
     plans = _read_csv(tmp_path / "csv" / "plans.csv")
     disclosures = _read_csv(tmp_path / "csv" / "disclosures.csv")
@@ -197,9 +197,28 @@ def test_csv_export_of_only_some_debates_leaves_the_others_out(
 ) -> None:
     record_demo(store, seed=2)
     store.export_csv([debate[0].debate_id], tmp_path)
-    for name in ("plans.csv", "disclosures.csv"):
+    for name in ("plans.csv", "disclosures.csv", "utterances.csv"):
         rows = _read_csv(tmp_path / name)
         assert rows and {r["debate_id"] for r in rows} == {debate[0].debate_id}
     store.export_csv([], tmp_path / "empty")
     assert _read_csv(tmp_path / "empty" / "plans.csv") == []
     assert (tmp_path / "empty" / "plans.csv").read_text(encoding="utf-8").startswith("debate_id,turn,seq")
+
+
+def test_csv_export_keeps_what_a_cut_off_speaker_never_said(store: Store, debate: list[Event], tmp_path: Path) -> None:
+    store.export_csv([debate[0].debate_id], tmp_path)
+    rows = {int(r["utterance_id"]): r for r in _read_csv(tmp_path / "utterances.csv")}
+    cut = [e for e in of_type(debate, Interrupted) if e.discarded]
+    assert cut, "the demo debate has an interruption that discards sentences"
+    for event in cut:
+        row = rows[event.utterance_id]
+        assert row["speaker"] == event.interrupted and row["interrupted_by"] == event.interrupter
+        assert row["discarded"].split("\n") == list(event.discarded)
+        assert row["completed"] in ("False", "0")
+    generated = {e.utterance_id: e for e in of_type(debate, UtteranceGenerated)}
+    assert set(rows) == set(generated)
+    for utterance_id, event in generated.items():
+        row = rows[utterance_id]
+        told = [e.text for e in of_type(debate, UnitDisclosed) if e.utterance_id == utterance_id]
+        assert row["disclosed"].split("\n") == told if told else row["disclosed"] == ""
+        assert int(row["units_total"]) == len(event.units)

@@ -114,19 +114,19 @@ BAD_DOCUMENTS: dict[str, tuple[Callable[[Document], Any], str]] = {
     "events an object": (_set(("events",), {"0": {}}), "events must be a non-empty list"),
     "turn not a number": (
         _in_sentence(lambda e: e.update(turn="three")),
-        "is not a valid event: unit_disclosed.turn: Input should be a valid integer",
+        "is not a valid event: unit_disclosed.turn is invalid: Input should be a valid integer",
     ),
     "missing field": (
         _in_sentence(lambda e: e.pop("speaker")),
-        "is not a valid event: unit_disclosed.speaker: Field required",
+        "is not a valid event: unit_disclosed.speaker is missing",
     ),
     "unknown field": (
         _in_sentence(lambda e: e.update(secret="x")),
-        "unit_disclosed.secret: Extra inputs",
+        "unit_disclosed.secret is not a field of this event",
     ),
     "unknown event type": (
         _in_sentence(lambda e: e.update(type="telepathy")),
-        "is not a valid event: : Input tag 'telepathy'",
+        "is not a valid event: its type 'telepathy' is not an event type",
     ),
     "event not an object": (_set(("events", 3), "plans_made"), "events[3] is not a valid event"),
     "missing seq": (_drop_event(5), "events[5] has seq 6; expected 5"),
@@ -155,8 +155,8 @@ BAD_DOCUMENTS: dict[str, tuple[Callable[[Document], Any], str]] = {
     ),
     # Found by probing the import from outside (issue #11): each used to escape as another exception,
     # be accepted, or write outside the store's folder.
-    "seed of 10^30": (_set(("events", 0, "config", "seed"), 10**30), "config.seed: Input should be less than"),
-    "budget of 10^30": (_set(("events", 0, "config", "token_budget"), 10**30), "token_budget: Input should be less"),
+    "seed of 10^30": (_set(("events", 0, "config", "seed"), 10**30), "config.seed is invalid: Input should"),
+    "budget of 10^30": (_set(("events", 0, "config", "token_budget"), 10**30), "token_budget is invalid"),
     "time NaN": (_set(("events", 1, "at"), float("nan")), "NaN is not a number JSON allows"),
     "time Infinity": (_set(("events", 1, "at"), float("inf")), "Infinity is not a number JSON allows"),
     "time 1e20": (_set(("events", 1, "at"), 1e20), "events[1] is not a valid event: initial_answers.at"),
@@ -177,9 +177,9 @@ BAD_DOCUMENTS: dict[str, tuple[Callable[[Document], Any], str]] = {
     ),
     "urgency 99": (
         lambda d: _set(("events", _index_of(d, "plans_made"), "plans", 0, "plan", "urgency"), 99)(d),
-        "plan.urgency: Input should be less than or equal to 9",
+        "plan.urgency is invalid: Input should be less than or equal to 9",
     ),
-    "negative tokens": (_in_sentence(lambda e: e.update(tokens=-5)), "unit_disclosed.tokens: Input should be greater"),
+    "negative tokens": (_in_sentence(lambda e: e.update(tokens=-5)), "unit_disclosed.tokens is invalid"),
     "schema_version true": (_set(("schema_version",), True), "schema_version True is not supported"),
     "seq as a string": (_set(("events", 2, "seq"), "2"), "events[2] is not a valid event: plans_made.seq"),
     "time going back": (_set(("events", -1, "turn"), 0), "goes back in turns or public tokens"),

@@ -192,6 +192,8 @@ class BatchDecoder:
                 row.stop("stop")
                 continue
             row.generated.append(token)
+            if row.cancel is not None:
+                row.cancel.advance()
             if i in stats:
                 nll, entropy = stats.of(i, token)
                 row.nll.append(nll)

@@ -7,6 +7,10 @@ seconds: the first speaker opens from a wrong premise, another agent
 **interrupts** after its second sentence and corrects it, the listeners change
 their answers, a **silent turn** follows, and the debate then continues in a
 rotation (with more interruptions and silences) until the token budget is spent.
+When a person sits at the table and holds the floor for the first time, an
+agent **cuts them off** after their first sentence to answer it (a person's
+later turns are heard out): the classroom sees that an AI interrupts people
+too.
 
 The script reads only what a real model would see in its request (the agent,
 the turn, the allowed actions and options in the JSON schema) plus what it
@@ -20,11 +24,12 @@ What it does not do: pretend to be a model. Its plans are always valid JSON.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from debate_core.backends.base import GenerationRequest
 from debate_core.backends.scripted import ScriptedBackend
-from debate_core.config import AgentSpec, DebateConfig, Question
+from debate_core.config import AgentSpec, DebateConfig, Question, SeatKind
 
 DEMO_QUESTION = Question(
     text="Which gas makes up the largest share of Earth's atmosphere by volume?",
@@ -85,6 +90,18 @@ def _generic_lines(agent: str, label: str, round_: int) -> tuple[str, ...]:
     )
 
 
+# A line of the debate's history in a prompt: "Turn 3 Jenny: ..." or "Turn 3 Jenny (interrupting Alex): ...",
+# at the start of a line or after "Event of this turn: " (the cached layout).
+_HISTORY_LINE = re.compile(r"(?:^|: )Turn \d+ (?P<speaker>[^\s:(]+)(?: \(interrupting [^)]*\))?: ", re.MULTILINE)
+
+
+def _last_speaker(request: GenerationRequest) -> str | None:
+    """Who spoke last, as the request's prompt shows it (what a model would read)."""
+    text = "\n".join(message.content for message in request.messages)
+    found = _HISTORY_LINE.findall(text)
+    return found[-1] if found else None
+
+
 @dataclass
 class DemoScript:
     """The scenario's memory: who it made speak, when, and with how many units."""
@@ -96,6 +113,7 @@ class DemoScript:
     utterances: int = 0
     conceded: bool = False
     free_rounds: dict[int, int] = field(default_factory=dict)
+    people_cut: set[str] = field(default_factory=set)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -118,6 +136,16 @@ class DemoScript:
         if not self.labels:
             return "not sure"
         return next(label for label in self.labels if label != self.correct())
+
+    @property
+    def people(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.config.agents if a.seat is SeatKind.HUMAN)
+
+    def answerer(self, person: str) -> str:
+        """The agent who answers a person: the first model seat after them."""
+        models = [name for name in self.names if name not in self.people]
+        after = [name for name in self.names[self.names.index(person) + 1 :] if name in models]
+        return (after or models)[0]
 
     def opener(self) -> str:
         return self.names[0]
@@ -148,6 +176,9 @@ class DemoScript:
         allowed = schema.get("properties", {}).get("action", {}).get("enum", ["listen", "speak"])
         agent, turn = request.agent, request.turn
         action, urgency, purpose = self.decide(agent, turn, "interrupt" in allowed)
+        person = _last_speaker(request) if "interrupt" in allowed else None
+        if person in self.people and person not in self.people_cut and agent == self.answerer(person):
+            action, urgency, purpose = "interrupt", 8, f"answer {person}'s point at once"
         if action not in allowed:
             action, urgency, purpose = "listen", 0, "listen"
         thought = f"At turn {turn} I {'want the floor' if action != 'listen' else 'will listen'}."
@@ -188,6 +219,11 @@ class DemoScript:
     def utterance(self, request: GenerationRequest) -> str:
         agent, turn = request.agent, request.turn
         self.utterances += 1
+        person = _last_speaker(request)
+        if person in self.people and person not in self.people_cut:
+            self.people_cut.add(person)
+            self.speaker, self.spoke_at, self.units = agent, turn, 2
+            return f"Let me answer {person} right away. That point deserves a reply before we go on."
         if self.utterances == 1 and agent == self.opener():
             lines = _OPENING_WRONG if self.demo_question else _generic_lines(agent, self.wrong(), 1)
         elif self.utterances == 2 and agent == self.corrector():

@@ -12,7 +12,11 @@ protocol around one debate's ``PromptBuilder``:
 
 A person fills the same forms: an answer and a reason; an action, an urgency
 0-9, an answer (blank keeps the current one) and optional purpose and
-thought; or the words said.
+thought; or the words said. In a live seat the plan comes from the person's
+standing stance instead (``plan_from_stance``): an armed interrupt
+interrupts a speaker (or takes a free floor), a raised hand speaks when the
+floor is free, and otherwise the person listens; the answer is the one they
+currently chose.
 
 What it does not do: decide who is asked (``protocol``) or render prompts
 (``prompting``).
@@ -157,6 +161,29 @@ def kimura_forms(prompts: PromptBuilder) -> KimuraForms:
             answer=values["answer"],
         )
 
+    def plan_from_stance(stance: Mapping[str, Any], view: AgentView) -> ActionPlan:
+        """What a seated person's live controls say: interrupt (armed), raise a hand, or listen."""
+        intent = stance.get("intent", "listen")
+        urgency = stance.get("urgency", MAX_URGENCY)
+        if isinstance(urgency, bool) or not isinstance(urgency, int) or not MIN_URGENCY <= urgency <= MAX_URGENCY:
+            urgency = MAX_URGENCY
+        try:
+            answer = validate_answer(stance["answer"], view.question.labels) if stance.get("answer") else None
+        except FormInvalid:
+            answer = None
+        action = Action.LISTEN
+        if intent == "interrupt" and Action.INTERRUPT in view.allowed:
+            action = Action.INTERRUPT
+        elif intent in ("interrupt", "raise") and Action.SPEAK in view.allowed:
+            action = Action.SPEAK
+        return ActionPlan(
+            thought="",
+            action=action,
+            urgency=urgency if action is not Action.LISTEN else MIN_URGENCY,
+            purpose="",
+            answer=answer or view.current_answer,
+        )
+
     def describe_plan(view: AgentView) -> str:
         holder = f"{view.floor_holder} holds the floor" if view.floor_holder else "nobody holds the floor"
         return (
@@ -175,6 +202,7 @@ def kimura_forms(prompts: PromptBuilder) -> KimuraForms:
         human_raw=lambda value: value.model_dump_json(),
         describe=describe_plan,
         schema=lambda view: plan_json_schema(view.allowed, view.question.labels),
+        from_stance=plan_from_stance,
         seed_salt=1,
         template="plan.txt" if prompts.layout.value == "paper" else "plan_cached.txt",
     )
@@ -203,6 +231,7 @@ def kimura_forms(prompts: PromptBuilder) -> KimuraForms:
                 "What you say",
                 noun="message",
                 empty_message="say something first: the message is empty",
+                words=True,
             ),
         ),
         from_human=lambda values, view: values["text"],

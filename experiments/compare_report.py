@@ -1,0 +1,234 @@
+"""A comparison study's results: accuracy, cost and behaviour per system, and its report.
+
+What it does: ``outcomes(store, experiment_id)`` reads every finished debate of
+a comparison (``compare``) into one ``Outcome`` each: the dataset, the system,
+whether its answer was correct (or missing), the tokens the backend actually
+computed (prompt, of which cached, and generated), the wall time, and what the
+debate did (points of information or questions, listener decisions, model
+mistakes recorded on the events). ``summarise`` gives per system (overall and
+per dataset) accuracy with n and a 95% Wilson interval, mean costs, and drift
+against the CoT control on the same questions: how often a debate lost a
+question CoT had right, and won one CoT had wrong. ``write_report`` writes
+``report.md`` and ``debates.csv``.
+
+Tokens are what our backend computed, counted once. The paper's code also
+made a second, non-streamed call per streamed speech to read its usage, which
+doubled the British opening's tokens; expect ours to be lower for that reason.
+
+What it does not do: run debates (``compare``) or draw figures.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from debate_core.events import DebateEnded, Event, ListenerDecision, UtteranceGenerated
+from experiments.compare import KIND, CompareSpec
+
+__all__ = ["KIND", "Outcome", "drift", "outcomes", "report_markdown", "summarise", "write_report"]
+from experiments.metrics import Accuracy
+from experiments.runner import ExperimentError
+from storage import Store
+
+CONTROL = "parliament/cot"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    dataset: str
+    system: str
+    question_key: str
+    debate_id: str
+    correct: bool
+    answered: bool
+    prompt_tokens: int
+    cached_tokens: int
+    generated_tokens: int
+    wall_s: float
+    interventions: int
+    decisions: int
+    mistakes: int
+    turns: int
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.generated_tokens
+
+
+def _mistakes(events: Sequence[Event]) -> int:
+    said = sum(1 for e in events if isinstance(e, UtteranceGenerated) and e.error and e.source.value == "model")
+    return said + sum(1 for e in events if isinstance(e, ListenerDecision) and not e.valid)
+
+
+def outcomes(store: Store, experiment_id: str) -> tuple[CompareSpec, list[Outcome]]:
+    record = store.experiments.get(experiment_id)
+    if record is None:
+        raise ExperimentError(f"no experiment {experiment_id!r} in this store")
+    if record.spec.get("kind") != KIND:
+        raise ExperimentError(f"experiment {experiment_id!r} is not a comparison study")
+    spec = CompareSpec.model_validate(record.spec)
+    found = []
+    for run in store.experiments.runs(experiment_id):
+        try:
+            summary = store.debate(run.debate_id)
+        except KeyError:
+            continue
+        if summary.status != "finished":
+            continue
+        events = store.events(run.debate_id)
+        end = events[-1]
+        assert isinstance(end, DebateEnded)
+        stats = end.stats
+        found.append(
+            Outcome(
+                dataset=run.setting,
+                system=run.condition,
+                question_key=run.question_key,
+                debate_id=run.debate_id,
+                correct=bool(end.correct),
+                answered=end.final_answer is not None,
+                prompt_tokens=stats.prompt_tokens,
+                cached_tokens=stats.cached_prompt_tokens,
+                generated_tokens=stats.generated_tokens,
+                wall_s=stats.wall_time_s,
+                interventions=stats.interventions,
+                decisions=stats.decisions,
+                mistakes=_mistakes(events),
+                turns=stats.turns,
+            )
+        )
+    return spec, found
+
+
+@dataclass(frozen=True)
+class Row:
+    system: str
+    dataset: str
+    accuracy: Accuracy
+    unanswered: int
+    prompt_tokens: float
+    generated_tokens: float
+    total_tokens: float
+    wall_s: float
+    wall_total_s: float
+    interventions: float
+    mistakes: float
+
+
+def _mean(values: Iterable[float]) -> float:
+    listed = list(values)
+    return statistics.fmean(listed) if listed else 0.0
+
+
+def summarise(spec: CompareSpec, found: Sequence[Outcome]) -> list[Row]:
+    """One row per system overall ("all"), then per dataset."""
+    rows = []
+    datasets = ["all", *sorted({o.dataset for o in found})]
+    for dataset in datasets:
+        for system in spec.systems:
+            mine = [o for o in found if o.system == system and dataset in ("all", o.dataset)]
+            rows.append(
+                Row(
+                    system,
+                    dataset,
+                    Accuracy(sum(o.correct for o in mine), len(mine)),
+                    sum(not o.answered for o in mine),
+                    _mean(o.prompt_tokens for o in mine),
+                    _mean(o.generated_tokens for o in mine),
+                    _mean(o.total_tokens for o in mine),
+                    _mean(o.wall_s for o in mine),
+                    sum(o.wall_s for o in mine),
+                    _mean(o.interventions for o in mine),
+                    _mean(o.mistakes for o in mine),
+                )
+            )
+    return rows
+
+
+@dataclass(frozen=True)
+class Drift:
+    system: str
+    paired: int
+    lost: int  # CoT right, this system wrong
+    won: int  # CoT wrong, this system right
+
+
+def drift(spec: CompareSpec, found: Sequence[Outcome]) -> list[Drift]:
+    """Against the CoT control on the same questions (empty without it)."""
+    control = {o.question_key: o.correct for o in found if o.system == CONTROL}
+    if not control:
+        return []
+    result = []
+    for system in spec.systems:
+        if system == CONTROL:
+            continue
+        pairs = [
+            (control[o.question_key], o.correct) for o in found if o.system == system and o.question_key in control
+        ]
+        lost = sum(1 for cot, mine in pairs if cot and not mine)
+        won = sum(1 for cot, mine in pairs if mine and not cot)
+        result.append(Drift(system, len(pairs), lost, won))
+    return result
+
+
+def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) -> str:
+    rows = summarise(spec, found)
+    lines = [
+        f"# Comparison study `{spec.experiment_id}`",
+        "",
+        f"Model `{model_id}`; systems {', '.join(f'`{s}`' for s in spec.systems)}; "
+        f"{spec.mmlu} MMLU and {spec.strategyqa} StrategyQA questions (seed {spec.seed}); temperature "
+        f"{spec.temperature:g}; at most {spec.max_new_tokens} new tokens per call. Every system of a question "
+        "runs with the same seed. Scoring is exact (option labels), never containment.",
+        "",
+        f"{len(found)} finished debates.",
+        "",
+        "## Accuracy and cost per system",
+        "",
+        "| dataset | system | accuracy (n, 95% CI) | no answer | prompt tokens | generated tokens "
+        "| total tokens | s per debate | s in all | points/questions | model mistakes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row.dataset} | {row.system} | {row.accuracy} | {row.unanswered} | {row.prompt_tokens:,.0f} "
+            f"| {row.generated_tokens:,.0f} | {row.total_tokens:,.0f} | {row.wall_s:.1f} | {row.wall_total_s:.0f} "
+            f"| {row.interventions:.2f} | {row.mistakes:.2f} |"
+        )
+    drifts = drift(spec, found)
+    if drifts:
+        lines += [
+            "",
+            f"## Against the CoT control (`{CONTROL}`) on the same questions",
+            "",
+            "| system | paired questions | lost (CoT right, debate wrong) | won (CoT wrong, debate right) |",
+            "|---|---|---|---|",
+        ]
+        lines += [f"| {d.system} | {d.paired} | {d.lost} | {d.won} |" for d in drifts]
+    lines += [
+        "",
+        "Tokens are what the backend computed, each call counted once (prompt tokens include cached ones). "
+        "The paper's code made a second, non-streamed call per streamed speech to read its usage, which "
+        "doubles the British opening's count there; expect lower British totals here for that reason.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_report(store: Store, experiment_id: str, out: Path) -> Path:
+    spec, found = outcomes(store, experiment_id)
+    record = store.experiments.get(experiment_id)
+    assert record is not None
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.md").write_text(report_markdown(spec, record.model_id, found), encoding="utf-8")
+    with open(out / "debates.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        names = list(Outcome.__dataclass_fields__)
+        writer.writerow(names)
+        for outcome in found:
+            writer.writerow([getattr(outcome, name) for name in names])
+    return out / "report.md"

@@ -1,0 +1,372 @@
+"""Parliament's four variants on the scripted backend: flows, points of information, people in both roles."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from debate_core import AgentSpec, Debate, DebateConfig, HumanChannel, HumanSeat, ScriptedBackend, SeatKind
+from debate_core.config import Question
+from debate_core.errors import CapabilityError, ConfigError
+from debate_core.events import (
+    AnswersUpdated,
+    DebateEnded,
+    EndReason,
+    Interrupted,
+    Intervention,
+    ListenerDecision,
+    PhaseStarted,
+    UnitDisclosed,
+    UtteranceGenerated,
+    UtteranceResumed,
+    UtteranceRevised,
+    event_from_dict,
+    event_to_dict,
+)
+from debate_core.kernel.chunkers import CharRuleChunker
+from debate_core.protocols.parliament.answers import find_line, normalize_answer
+from tests.conftest import HANG_GUARD_S, QUESTION, of_type
+
+PROVER, CRITIC = "Gov", "Opp"
+OPENING = (
+    "Beta is the second letter, because the Greek alphabet starts with alpha and then beta. "
+    "Every schoolchild in Greece recites it in that order, long before learning to write. "
+    "The word alphabet itself is made of the first two letters, alpha and beta. "
+    "Gamma comes third and delta fourth, so neither can be second. "
+    "So the answer is beta."
+)
+REST = "Having heard the point, I add that the order is fixed by the Phoenician source.\nProposed Answer: B"
+
+
+def config(variant: str, *, agents=None, **params) -> DebateConfig:
+    agents = agents or (AgentSpec(name=PROVER), AgentSpec(name=CRITIC))
+    return DebateConfig(question=QUESTION, agents=agents, protocol="parliament", variant=variant, params=params)
+
+
+class Script:
+    """A responder by request kind; ``points`` are the check numbers (1-based) at which the critic objects."""
+
+    def __init__(self, points=(), opening=OPENING, answer="B") -> None:
+        self.points = set(points)
+        self.opening, self.answer = opening, answer
+        self.checks = 0
+        self.requests = []
+
+    def __call__(self, request) -> str:
+        self.requests.append(request)
+        kind = request.kind
+        if kind in ("opening", "student_answer", "student_revision", "prover_rebuttal", "cot"):
+            return json.dumps({"speech": self.opening, "answer": self.answer})
+        if kind in ("poi_check", "question_check"):
+            self.checks += 1
+            return f"INTERRUPT: objection {self.checks}." if self.checks in self.points else "NO"
+        if kind == "poi_reply":
+            return json.dumps({"reply": "One. Two. Three. Four sentences is one too many."})
+        if kind in ("resume", "revise_rest"):
+            return REST if kind == "resume" else REST.replace("Proposed", "Provisional")
+        if kind in ("closing", "critique"):
+            return json.dumps({"speech": "The case holds up.", "verdict": "AGREE", "answer": "SAME"})
+        if kind == "socratic_question":
+            return json.dumps({"question": "Why not gamma?"})
+        if kind == "final":
+            return json.dumps({"final_answer": "B"})
+        raise AssertionError(kind)
+
+
+def run(cfg: DebateConfig, script: Script, **kwargs):
+    return Debate(cfg, ScriptedBackend(script), **kwargs).run()
+
+
+def opening_units() -> tuple[str, ...]:
+    return CharRuleChunker().split(OPENING + "\nProposed Answer: B")
+
+
+# -- British Parliament ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_a_point_raised_at_chunk_k_interrupts_exactly_there_and_the_speech_goes_on(k):
+    events = run(config("british"), Script(points=[k]))
+    units = opening_units()
+    opening = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "opening")
+    assert opening.units == units and len(units) > k
+    point = of_type(events, Intervention)[0]
+    assert (point.author, point.target, point.kind, point.blocking) == (CRITIC, PROVER, "point_of_information", True)
+    assert (point.utterance_id, point.unit_index, point.text) == (opening.utterance_id, k - 1, f"objection {k}.")
+    cut = of_type(events, Interrupted)[0]
+    assert (cut.interrupter, cut.disclosed_count, cut.suspended) == (CRITIC, k, True)
+    # the order: chunk k, the critic's yes, the point, the suspension, the reply, the resumption, chunk k+1
+    after = events[events.index(point) - 1 :]
+    kinds = [type(e).__name__ for e in after[:8]]
+    assert kinds[:4] == ["ListenerDecision", "Intervention", "Interrupted", "UtteranceGenerated"]
+    reply = after[3]
+    assert (reply.speaker, reply.kind) == (PROVER, "poi_reply")
+    assert reply.text == "One. Two. Three."  # cut to poi_reply_sentences (3)
+    resumed = next(e for e in after if isinstance(e, UtteranceResumed))
+    assert resumed.mode == "continue"
+    spoken = [u.text for u in of_type(events, UnitDisclosed) if u.utterance_id == opening.utterance_id]
+    assert tuple(spoken) == units  # continue: the prepared speech unchanged
+    decisions = [d for d in of_type(events, ListenerDecision) if d.utterance_id == opening.utterance_id]
+    assert len(decisions) == len(units) - 1  # one check between every two chunks
+    assert [d.interrupt for d in decisions] == [i == k - 1 for i in range(len(units) - 1)]
+
+
+def test_regenerate_rewrites_the_rest_from_the_disclosed_prefix_with_the_exchange_in_view():
+    script = Script(points=[2])
+    events = run(config("british", resume="regenerate"), script)
+    units = opening_units()
+    resumed = of_type(events, UtteranceResumed)[0]
+    revised = of_type(events, UtteranceRevised)[0]
+    assert resumed.mode == "regenerate"
+    assert revised.discarded == units[2:]
+    assert revised.units == CharRuleChunker().split(REST)
+    opening_id = revised.utterance_id
+    spoken = [u.text for u in of_type(events, UnitDisclosed) if u.utterance_id == opening_id]
+    assert tuple(spoken) == units[:2] + revised.units
+    request = next(r for r in script.requests if r.kind == "resume")
+    assert request.assistant_prefix.strip() == " ".join(units[:2])  # continues what was said, nothing more
+    prompt = request.messages[-1].content
+    assert "objection 2." in prompt and "One. Two. Three." in prompt
+
+
+def test_regenerate_needs_a_backend_that_continues_a_partial_reply():
+    class NoContinuation(ScriptedBackend):
+        capabilities = frozenset()
+
+    with pytest.raises(CapabilityError, match="continuation"):
+        Debate(config("british", resume="regenerate"), NoContinuation(Script()))
+
+
+def test_the_cap_bounds_points_per_speech_and_the_critic_is_not_asked_past_it():
+    script = Script(points=[1, 2, 3, 4, 5, 6])
+    events = run(config("british", poi_cap=2), script)
+    assert len(of_type(events, Intervention)) == 2
+    decisions = of_type(events, ListenerDecision)
+    assert [d.policy for d in decisions[2:]] == ["never"] * (len(decisions) - 2)
+    assert script.checks == 2  # no model call once the cap is reached
+
+
+def test_the_critic_sees_the_chunk_or_the_prefix_as_configured():
+    for sees, expect_prefix in (("chunk", False), ("prefix", True)):
+        script = Script()
+        run(config("british", critic_sees=sees), script)
+        checks = [r.messages[-1].content for r in script.requests if r.kind == "poi_check"]
+        units = opening_units()
+        assert units[1] in checks[1]
+        assert (units[0] in checks[1]) is expect_prefix
+
+
+def test_british_ends_with_the_closing_rebuttal_and_the_provers_final_answer():
+    events = run(config("british"), Script(answer="A"))
+    phases = [p.phase for p in of_type(events, PhaseStarted)]
+    assert phases == ["opening", "closing", "final"]
+    kinds = [(u.speaker, u.kind) for u in of_type(events, UtteranceGenerated)]
+    assert kinds == [(PROVER, "opening"), (CRITIC, "closing"), (PROVER, "final")]
+    updates = [(u.cause, dict((a.agent, a.answer) for a in u.answers)) for u in of_type(events, AnswersUpdated)]
+    assert updates[0] == ("opening", {PROVER: "A", CRITIC: None})
+    assert updates[1] == ("closing", {PROVER: "A", CRITIC: "A"})  # SAME: the prover's answer
+    end = events[-1]
+    assert isinstance(end, DebateEnded)
+    assert (end.reason, end.final_answer, end.rule, end.decided_by, end.correct) == (
+        EndReason.PHASES_DONE, "B", "single", PROVER, True
+    )  # fmt: skip
+
+
+# -- Congress, Socratic, CoT -------------------------------------------------------------------------
+
+
+def test_congress_runs_its_rounds_of_critique_and_rebuttal_then_the_final_answer():
+    events = run(config("congress", congress_rounds=3), Script())
+    phases = [(p.phase, p.round) for p in of_type(events, PhaseStarted)]
+    assert phases == [("opening", 1), ("critique", 1), ("rebuttal", 2), ("rebuttal", 3), ("final", None)]
+    kinds = [u.kind for u in of_type(events, UtteranceGenerated)]
+    assert kinds == ["opening", "critique", "rebuttal", "critique", "rebuttal", "critique", "final"]
+    critique = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "critique")
+    assert critique.structured == {"answer": "SAME", "verdict": "AGREE"}
+    assert "Verdict: AGREE" in critique.text
+    assert events[-1].reason is EndReason.ROUNDS and not of_type(events, Interrupted)
+
+
+def test_socratic_turns_ask_one_question_per_round_and_the_student_revises():
+    script = Script()
+    events = run(config("socratic", socratic_rounds=2), script)
+    kinds = [(u.speaker, u.kind) for u in of_type(events, UtteranceGenerated)]
+    assert kinds == [
+        (PROVER, "answer"), (CRITIC, "question"), (PROVER, "revision"),
+        (CRITIC, "question"), (PROVER, "revision"), (PROVER, "final"),
+    ]  # fmt: skip
+    revision = next(r for r in script.requests if r.kind == "student_revision")
+    assert "Why not gamma?" in revision.messages[-1].content
+
+
+def test_socratic_streaming_puts_a_question_without_taking_the_floor_and_the_rest_is_revised():
+    script = Script(points=[1])
+    events = run(config("socratic", socratic_mode="streaming"), script)
+    question = of_type(events, Intervention)[0]
+    assert (question.kind, question.blocking, question.unit_index) == ("question", False, 0)
+    assert not of_type(events, Interrupted) and not of_type(events, UtteranceResumed)  # never halts
+    revised = of_type(events, UtteranceRevised)[0]
+    assert revised.reason.startswith("question: objection 1.")
+    answer = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "answer")
+    spoken = [u.text for u in of_type(events, UnitDisclosed) if u.utterance_id == answer.utterance_id]
+    assert spoken[1:] == list(revised.units)
+    assert events[events.index(question) + 1] is revised  # revised before the next chunk is disclosed
+    cause = next(u for u in of_type(events, AnswersUpdated) if u.cause == "answer")
+    assert cause.answers[0].answer == "B"
+
+
+def test_cot_is_one_solver_and_a_critic_has_no_seat():
+    events = run(config("cot", agents=(AgentSpec(name="Solo"),)), Script())
+    assert [u.kind for u in of_type(events, UtteranceGenerated)] == ["reasoning"]
+    assert (events[-1].final_answer, events[-1].decided_by) == ("B", "Solo")
+    with pytest.raises(ConfigError, match="no role left"):
+        Debate(config("cot"), ScriptedBackend(Script()))
+    with pytest.raises(ConfigError, match="at least 1 critic"):
+        Debate(config("british", agents=(AgentSpec(name="Solo"),)), ScriptedBackend(Script()))
+
+
+def test_kimura_still_needs_two_agents():
+    cfg = DebateConfig(question=QUESTION, agents=(AgentSpec(name="Solo"),))
+    with pytest.raises(ConfigError, match="at least 2 agents"):
+        Debate(cfg, ScriptedBackend(Script()))
+
+
+# -- models' mistakes --------------------------------------------------------------------------------
+
+
+def test_a_speech_without_an_answer_line_is_kept_and_the_answer_stays_noted():
+    script = Script()
+
+    def respond(request):
+        if request.kind == "opening":
+            return "Plain words with no answer line at all, long enough to be a chunk. And a second sentence here."
+        if request.kind == "final":
+            return "I cannot decide."
+        return script(request)
+
+    events = Debate(config("british"), ScriptedBackend(respond)).run()
+    opening = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "opening")
+    assert opening.units and opening.structured == {"problem": opening.structured["problem"]}
+    assert "no Proposed Answer line" in opening.structured["problem"]
+    final = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "final")
+    assert final.error and "no final answer" in final.error  # recorded; the fallback is the prover's answer
+    end = events[-1]
+    assert (end.final_answer, end.correct) == (None, False)  # the prover never named an answer
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("B", "B"), ("(b)", "B"), ("B) Beta", "B"), ("option B", "B"), ("Beta.", "B"), ("**C**", "C"), ("Z", None)],
+)
+def test_answer_lines_name_options_in_the_ways_models_write_them(raw, expected):
+    assert normalize_answer(raw, QUESTION) == expected
+
+
+def test_the_last_answer_line_counts_and_markdown_is_tolerated():
+    text = "Proposed Answer: A\nthen I changed my mind.\n**Proposed Answer:** C"
+    assert find_line(text, "proposed answer") == "C"
+    assert find_line("Opposition Proposed Answer: SAME", "opposition proposed answer") == "SAME"
+    free = Question(text="Who wrote Hamlet?")
+    assert normalize_answer("William Shakespeare.", free) == "William Shakespeare"
+
+
+# -- people in either role ---------------------------------------------------------------------------
+
+
+def test_a_person_as_critic_raises_a_point_mid_chunk_and_it_lands_at_the_next_boundary():
+    channel = HumanChannel()
+    agents = (AgentSpec(name=PROVER), AgentSpec(name=CRITIC, seat=SeatKind.HUMAN))
+    seat = HumanSeat(CRITIC, channel, timeout_s=0.05, live=True)  # the closing's words: let pass
+    debate = Debate(config("british", agents=agents), ScriptedBackend(Script()), seats={CRITIC: seat})
+    events = []
+    for event in debate:
+        events.append(event)
+        if isinstance(event, UnitDisclosed) and event.speaker == PROVER and event.index == 2:
+            # while chunk 3 is on screen the person presses "Point of information"
+            channel.set_stance(intent="interrupt", point="Gamma is not third in every alphabet.")
+        if isinstance(event, Intervention):
+            channel.set_stance(intent=None, point=None)  # what the page does once the point is taken
+        if isinstance(event, DebateEnded):
+            break
+    point = of_type(events, Intervention)[0]
+    assert (point.author, point.unit_index, point.text) == (CRITIC, 2, "Gamma is not third in every alphabet.")
+    assert len(of_type(events, Intervention)) == 1
+    decisions = of_type(events, ListenerDecision)
+    assert [d.interrupt for d in decisions[:4]] == [False, False, True, False]
+    closing = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "closing")
+    assert (closing.units, closing.error) == ((), "the person let it pass")
+
+
+def test_a_person_as_prover_writes_the_speech_and_answers_the_critics_point():
+    channel = HumanChannel()
+    agents = (AgentSpec(name=PROVER, seat=SeatKind.HUMAN), AgentSpec(name=CRITIC))
+    seat = HumanSeat(PROVER, channel, timeout_s=HANG_GUARD_S, live=True)
+    debate = Debate(config("british", agents=agents), ScriptedBackend(Script(points=[1])), seats={PROVER: seat})
+    answers = {
+        "opening": {"speech": OPENING, "answer": "B"},
+        "poi_reply": {"reply": "Fair, but beta is still second."},
+        "final": {"answer": "B"},
+    }
+    asked = []
+
+    def person():
+        while True:
+            request = channel.pending(timeout_s=HANG_GUARD_S)
+            if request is None:
+                return
+            asked.append(request.kind)
+            channel.submit(request.request_id, answers[request.kind])
+
+    thread = threading.Thread(target=person, daemon=True)
+    thread.start()
+    events = debate.run()
+    channel.close()
+    thread.join(5)
+    assert asked == ["opening", "poi_reply", "final"]
+    opening = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "opening")
+    assert opening.text.endswith("Proposed Answer: B") and len(opening.units) > 2
+    reply = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "poi_reply")
+    assert reply.text == "Fair, but beta is still second."
+    assert events[-1].final_answer == "B"
+
+
+def test_every_event_of_every_variant_survives_a_round_trip_through_json():
+    for variant, params in (("british", {"resume": "regenerate"}), ("congress", {}), ("socratic", {}), ("cot", {})):
+        agents = (AgentSpec(name="Solo"),) if variant == "cot" else None
+        events = run(config(variant, agents=agents, **params), Script(points=[2]))
+        assert [event_from_dict(json.loads(json.dumps(event_to_dict(e)))) for e in events] == events
+
+
+def test_the_page_draws_the_point_and_its_reply_as_a_side_exchange_and_the_researcher_view_shows_every_no():
+    from ui import render
+    from ui.view_model import DebateView
+
+    events = run(config("british"), Script(points=[2]))
+    view = DebateView.from_events(events)
+    lines = render.transcript_lines(view)
+    point = next(i for i, line in enumerate(lines) if "line intervention blocking" in line)
+    assert "point of information to Gov" in lines[point] and "objection 2." in lines[point]
+    assert 'class="line speech side"' in lines[point + 1] and "One. Two. Three." in lines[point + 1]
+    assert "resumes" in lines[point + 2] and "cut off" not in lines[point + 2]  # it goes on, after the exchange
+    assert '<span class="more">…</span>' in lines[point - 1]  # the chunk it interrupted, held
+    checks = sum(line.count('class="decision"') for line in lines)
+    assert checks == len(of_type(events, ListenerDecision))  # every private "no" and the "yes", after its chunk
+    assert 'class="transcript"' in render.transcript_html(view)  # hidden unless asked for
+    assert 'class="transcript private"' in render.transcript_html(view, private=True)
+
+
+def test_a_parliament_debate_is_stored_and_replayed_event_for_event(tmp_path):
+    from storage import Store
+
+    store = Store(tmp_path / "p.sqlite3")
+    try:
+        events = list(store.record(Debate(config("british"), ScriptedBackend(Script(points=[1]))).events()))
+        listed = store.list_debates()
+        assert [(d.protocol, d.variant, d.final_answer, d.correct) for d in listed] == [
+            ("parliament", "british", "B", True)
+        ]
+        assert store.events(listed[0].id) == events
+    finally:
+        store.close()

@@ -1,0 +1,288 @@
+"""Pushing a live debate to the page: only what changed, as soon as it changes.
+
+What it does: ``stream(live, view)`` is the generator behind the live tab. It
+waits on the session (``LiveSession.wait_for_change``) and, each time
+something happened, yields an update for every component of the live view
+(``LiveView``), ``gr.skip()`` for those that did not change. The transcript
+is never re-rendered: ``Drawn`` remembers the lines the page holds, and the
+hidden ``delta`` component receives only the lines from the first one that
+changed (usually the last: a speech that grew by a unit), which the page's
+script replaces or appends (``TRANSCRIPT_JS``), keeping the reader's scroll
+position unless they are at the bottom. Plots are sent only when the plans
+behind them change. A countdown is refreshed every second while the debate
+waits for the person's words.
+
+What it does not do: lay out components (``live_panel``) or run the debate
+(``session``).
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import gradio as gr
+
+from debate_core.kernel.human import HumanRequest
+from ui import charts, render, seat_form
+from ui.seat_form import SeatForm
+from ui.session import LiveSession
+
+# Applied by the page whenever ``delta`` changes: replace the transcript's lines from ``from`` on.
+TRANSCRIPT_JS = """
+(delta) => {
+  if (!delta || !delta.lines) return;
+  const box = document.getElementById('transcript');
+  if (!box) return;
+  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+  const page = document.scrollingElement;
+  const pageAtBottom = page.scrollHeight - page.scrollTop - window.innerHeight < 40;
+  while (box.children.length > delta.from) box.removeChild(box.lastElementChild);
+  box.insertAdjacentHTML('beforeend', delta.lines.join(''));
+  if (atBottom) box.scrollTop = box.scrollHeight;
+  if (document.body.classList.contains('audience') && pageAtBottom) page.scrollTop = page.scrollHeight;
+  window.__transcriptUpdatedAt = Date.now();
+}
+"""
+
+
+# Charts follow the text: drawn when the debate pauses between units, and at least this often.
+CHARTS_EVERY_S = 1.0
+# While nothing happens, how often the page hears about a model loading or generating, and a countdown.
+ACTIVITY_S = 0.5
+
+
+@dataclass
+class LiveView:
+    """The components a live debate updates, in the order ``stream`` yields them."""
+
+    status: Any
+    question: Any
+    budget: Any
+    delta: Any
+    plans: Any
+    result: Any
+    urgency: Any
+    trajectory: Any
+    history: Any
+    controls: Any
+    floor_controls: Any
+    point_controls: Any
+    seat_state: Any
+    answer: Any
+    countdown: Any
+    form: SeatForm
+    pause: Any
+    resume: Any
+    step: Any
+    stop: Any
+
+    def outputs(self) -> list[Any]:
+        head = [getattr(self, name) for name in ("status", "question", "budget", "delta", "plans", "result")]
+        plots = [self.urgency, self.trajectory, self.history]
+        seat = [
+            self.controls, self.floor_controls, self.point_controls,
+            self.seat_state, self.answer, self.countdown, *self.form.outputs(),
+        ]  # fmt: skip
+        return [*head, *plots, *seat, self.pause, self.resume, self.step, self.stop]
+
+
+@dataclass
+class Drawn:
+    """What the page shows now, so that only changes are sent."""
+
+    lines: list[str] = field(default_factory=list)
+    seq: int = 0
+    texts: dict[str, str] = field(default_factory=dict)
+    charts_at: tuple[int, int] | None = None
+    request_id: int | None = None
+    answers_for: str | None = None
+    buttons: tuple[bool, bool] | None = None
+    charts_time: float = 0.0
+
+
+def _changed(drawn: Drawn, key: str, value: str) -> Any:
+    if drawn.texts.get(key) == value:
+        return gr.skip()
+    drawn.texts[key] = value
+    return value
+
+
+def _note(state: str, urgency: int, controls: str = "floor") -> str:
+    """What a seat state means for the person, in a sentence."""
+    if state == "point armed":
+        return "Your point is armed: it is raised at the next chunk boundary, and the speaker must answer it."
+    if state == "point raised":
+        return "Your point was raised. The speaker answers it, then goes on; you may raise another."
+    if controls == "point" and state == "listening":
+        return "You are listening. Type a point and press Point of information: it lands at the next chunk."
+    if controls == "none" and state == "listening":
+        return "The debate asks for your words when it is your turn; the box opens below."
+    if state == "armed":
+        return (
+            f"Interrupt armed (urgency {urgency}): you cut in at the next sentence boundary "
+            "unless an agent is more urgent."
+        )
+    if state == "hand raised":
+        return f"Hand raised (urgency {urgency}): you speak as soon as the floor is free."
+    if state == "queued":
+        return "Your request is in this turn's plans."
+    if state == "won the floor":
+        return "You have the floor: say what you want to say below."
+    if state == "speaking":
+        return "You are speaking: your sentences are disclosed one per turn, and anyone may cut you off."
+    if state.startswith("lost to "):
+        who = state.removeprefix("lost to ")
+        return f"{who} was more urgent and took the floor. You are still asking; press Just listen to withdraw."
+    if state.startswith("cut off by "):
+        who = state.removeprefix("cut off by ")
+        return f"{who} cut you off: what you had not yet said was discarded."
+    return "You are listening. Interrupt to cut in at the next sentence; Raise hand to speak when the floor is free."
+
+
+def seat_state_html(state: str, urgency: int, controls: str = "floor") -> str:
+    """The seated person's state as a badge and a sentence; a cut-off is shown as a banner."""
+    label = html.escape(state)
+    note = html.escape(_note(state, urgency, controls))
+    banner = " cutoff-banner" if state.startswith("cut off by ") else ""
+    return (
+        f'<div class="seat-status{banner}" role="status"><span class="seat-state" data-state="{label}">{label}</span>'
+        f'<div class="seat-note">{note}</div></div>'
+    )
+
+
+def _pending(live: LiveSession) -> HumanRequest | None:
+    if live.channel is None or live.done:
+        return None
+    return live.channel.pending(timeout_s=0)
+
+
+def _countdown(request: HumanRequest | None) -> str:
+    if request is None or request.deadline is None:
+        return ""
+    left = max(0, round(request.deadline - time.monotonic()))
+    return f'<div class="countdown" role="timer">{left} s left, then it passes</div>'
+
+
+def _status(live: LiveSession) -> str:
+    busy = live.activity()
+    text = f"{live.status}{f' ({busy})' if busy else ''} · debate {live.debate_id[:8]}"
+    if live.human and not live.done:
+        text += f" · you are {live.human}"
+    return render.status_html(text, error=live.error, link=f"?debate={live.debate_id}", debate=live.debate_id)
+
+
+def updates(live: LiveSession, drawn: Drawn, view: LiveView, *, plots: bool = True) -> list[Any]:
+    """One update per ``view.outputs()`` component (``gr.skip()`` where nothing changed).
+
+    With ``plots`` False the charts are left for a later update: text reaches the page first.
+    """
+    with live.lock:
+        state = live.view
+        lines = render.transcript_lines(state, show_discarded=live.discarded)
+        first = next((i for i, (a, b) in enumerate(zip(lines, drawn.lines, strict=False)) if a != b), None)
+        if first is None:
+            first = min(len(lines), len(drawn.lines))
+        delta: Any = gr.skip()
+        if first < len(lines) or len(lines) != len(drawn.lines):
+            drawn.seq += 1
+            delta = {"seq": drawn.seq, "from": first, "lines": lines[first:]}
+            drawn.lines = lines
+        head = [
+            _changed(drawn, "status", _status(live)),
+            _changed(drawn, "question", render.question_html(state)),
+            _changed(drawn, "budget", render.budget_html(state)),
+            delta,
+            _changed(drawn, "plans", render.plans_html(state, audience=live.audience)),
+            _changed(drawn, "result", render.result_html(state)),
+        ]
+        charts_at = (state.plans_turn, len(state.trajectory))
+        figures: list[Any] = [gr.skip()] * 3
+        if plots and charts_at != drawn.charts_at:
+            drawn.charts_at = charts_at
+            figures = [
+                charts.urgency_figure(state),
+                charts.trajectory_figure(state),
+                charts.floor_history_figure(state),
+            ]
+        seated = live.human is not None and not live.done
+        answers: Any = gr.skip()
+        mine = state.initial.get(live.human or "", (None, ""))[0]
+        shown = f"{live.debate_id}:{mine}"
+        if seated and drawn.answers_for != shown and state.labels:
+            drawn.answers_for = shown  # the choices once, and the person's initial answer once given
+            answers = gr.update(choices=list(state.labels), value=mine)
+        seat_state = _changed(drawn, "seat", seat_state_html(live.seat_state, live.stance_urgency, live.controls))
+        done = live.done
+    request = _pending(live)
+    form: list[Any] = [gr.skip()] * len(view.form.outputs())
+    request_id = request.request_id if request else None
+    if request_id != drawn.request_id:
+        drawn.request_id = request_id
+        form = seat_form.updates(request, view.form)
+    buttons = (not done, done)
+    control: list[Any] = [gr.skip()] * 4
+    if buttons != drawn.buttons:
+        drawn.buttons = buttons
+        control = [gr.update(interactive=not done) for _ in range(4)]
+    groups: list[Any] = [gr.skip()] * 3
+    shown = f"{seated}:{live.controls}"
+    if drawn.texts.get("controls") != shown:
+        drawn.texts["controls"] = shown
+        groups = [
+            gr.update(visible=seated),
+            gr.update(visible=live.controls == "floor"),
+            gr.update(visible=live.controls == "point"),
+        ]
+    seat = [*groups, seat_state, answers, _changed(drawn, "countdown", _countdown(request)), *form]
+    return [*head, *figures, *seat, *control]
+
+
+def redraw_ended(live: LiveSession | None) -> list[Any]:
+    """The transcript and plans again, for a display toggle once the debate's stream has ended.
+
+    While the debate runs, its ``stream`` redraws on the toggle; after the end nothing would.
+    """
+    if live is None or not live.done:
+        return [gr.skip(), gr.skip()]
+    with live.lock:
+        lines = render.transcript_lines(live.view, show_discarded=live.discarded)
+        plans = render.plans_html(live.view, audience=live.audience)
+    return [{"seq": time.monotonic_ns(), "from": 0, "lines": lines}, plans]
+
+
+def _charts_behind(live: LiveSession, drawn: Drawn) -> bool:
+    with live.lock:
+        return (live.view.plans_turn, len(live.view.trajectory)) != drawn.charts_at
+
+
+def stream(live: LiveSession | None, view: LiveView) -> Iterator[list[Any]]:
+    """Every change of ``live`` as page updates, until the debate has ended and been drawn."""
+    if live is None:
+        return
+    live.attach()
+    drawn = Drawn()
+    seen = -1
+    busy = ""
+    try:
+        while True:
+            version = live.wait_for_change(seen, timeout=ACTIVITY_S)
+            counting = _pending(live) is not None
+            activity = live.activity()
+            if version == seen and not counting and activity == busy:
+                continue
+            seen, busy = version, activity
+            yield updates(live, drawn, view, plots=False)  # the new sentence first: it is what people wait for
+            quiet = live.wait_for_change(seen, timeout=0) == seen
+            if _charts_behind(live, drawn) and (quiet or time.monotonic() - drawn.charts_time > CHARTS_EVERY_S):
+                drawn.charts_time = time.monotonic()
+                yield updates(live, drawn, view)
+            if live.done and live.wait_for_change(seen, timeout=0.05) == seen:
+                yield updates(live, drawn, view)
+                return
+    finally:
+        if not live.done:
+            live.detach()
