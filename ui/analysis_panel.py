@@ -83,7 +83,8 @@ def build_analysis(store: Any) -> AnalysisPanel:
             return [EMPTY, *hidden, []]
         record = store.experiments.get(experiment_id)
         if record is not None and record.spec.get("kind") == compare_report.KIND:
-            return [*_comparison(experiment_id, record.model_id), *hidden]
+            text, rows = _comparison(experiment_id, record.model_id)
+            return [text, *hidden, rows]
         try:
             data = load_study(store, experiment_id)
         except KeyError as error:

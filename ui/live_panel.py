@@ -135,14 +135,17 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
                     point_message = gr.HTML("", elem_id="point-message")
             countdown = gr.HTML("", elem_id="countdown")
             words = build_seat_form()
-            plans = gr.HTML(render.plans_html(_empty()), elem_id="plans")
-            urgency_plot = gr.Plot(charts.urgency_figure(_empty()), elem_id="urgency-plot")
+            with gr.Column(elem_id="plan-panels") as plan_panels:
+                plans = gr.HTML(render.plans_html(_empty()), elem_id="plans")
+                urgency_plot = gr.Plot(charts.urgency_figure(_empty()), elem_id="urgency-plot")
     with gr.Row(elem_id="live-plots"):
         trajectory = gr.Plot(charts.trajectory_figure(_empty()), elem_id="trajectory-plot")
-        history = gr.Plot(charts.floor_history_figure(_empty()), elem_id="history-plot")
+        with gr.Column(elem_id="history-box") as history_box:
+            history = gr.Plot(charts.floor_history_figure(_empty()), elem_id="history-plot")
     view = LiveView(
         status, question, budget, delta, plans, result, urgency_plot, trajectory, history,
         controls, floor_controls, point_controls, seat_state, answer, countdown, words, pause, resume, step, stop,
+        (plan_panels, history_box),
     )  # fmt: skip
 
     def launch(current: LiveSession | None, armed: float, make: Any) -> tuple[Any, float, str, Any]:

@@ -79,6 +79,7 @@ class LiveView:
     resume: Any
     step: Any
     stop: Any
+    plan_boxes: tuple[Any, ...] = ()  # what shows action plans: hidden for a protocol that makes none
 
     def outputs(self) -> list[Any]:
         head = [getattr(self, name) for name in ("status", "question", "budget", "delta", "plans", "result")]
@@ -87,7 +88,7 @@ class LiveView:
             self.controls, self.floor_controls, self.point_controls,
             self.seat_state, self.answer, self.countdown, *self.form.outputs(),
         ]  # fmt: skip
-        return [*head, *plots, *seat, self.pause, self.resume, self.step, self.stop]
+        return [*head, *plots, *seat, self.pause, self.resume, self.step, self.stop, *self.plan_boxes]
 
 
 @dataclass
@@ -238,7 +239,13 @@ def updates(live: LiveSession, drawn: Drawn, view: LiveView, *, plots: bool = Tr
             gr.update(visible=live.controls == "point"),
         ]
     seat = [*groups, seat_state, answers, _changed(drawn, "countdown", _countdown(request)), *form]
-    return [*head, *figures, *seat, *control]
+    # a protocol that has made no plan by its first turn makes none (Kimura's come at turn 0)
+    planless = str(state.turn > 0 and not state.plans)
+    boxes: list[Any] = [gr.skip()] * len(view.plan_boxes)
+    if drawn.texts.get("planless") != planless:
+        drawn.texts["planless"] = planless
+        boxes = [gr.update(visible=planless == "False")] * len(view.plan_boxes)
+    return [*head, *figures, *seat, *control, *boxes]
 
 
 def redraw_ended(live: LiveSession | None) -> list[Any]:

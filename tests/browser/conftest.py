@@ -44,6 +44,22 @@ def free_port() -> int:
 ORPHAN_GRACE_S = 2  # the app stops a debate whose page has been gone this long
 
 
+def compare_study(store) -> None:
+    """A comparison of Parliament's four systems on two questions, scripted (the Analysis tab shows it)."""
+    from debate_core.backends import factory
+    from experiments.compare import CompareRunner, CompareSpec, Item
+    from tests.conftest import QUESTION
+
+    def demo(config):
+        return factory.make_backend(factory.BackendSpec("scripted"), config)
+
+    spec = CompareSpec(experiment_id="browser-compare", mmlu=2, strategyqa=0)
+    items = [
+        Item("mmlu", f"mmlu:{i}", "toy", QUESTION.model_copy(update={"text": f"{QUESTION.text} ({i})"})) for i in (1, 2)
+    ]
+    CompareRunner(spec, store, demo(spec.config(items[0], spec.systems[0])), items, per_debate=demo).run()
+
+
 @pytest.fixture(scope="session")
 def app_db(tmp_path_factory) -> Path:
     """The app's database: a scripted study (Analysis tab), a finished demo debate and a two-turn one (Replay)."""
@@ -55,6 +71,7 @@ def app_db(tmp_path_factory) -> Path:
 
     path = tmp_path_factory.mktemp("app") / "debates.sqlite3"
     store = Store(path)
+    compare_study(store)  # first: the newest experiment (the Kimura study below) is the one shown by default
     toy = questions(6)
     StudyRunner(spec(experiment_id="browser-study", questions=2), store, backend_for(toy), questions=toy).run()
     config = demo_config(seed=1, token_budget=200)

@@ -102,6 +102,20 @@ def test_the_analysis_tab_shows_a_studys_tables_and_figures(page):
     wait_for(lambda: ".zip" in page.locator("#analysis-files").inner_text(), "the report download")
 
 
+def test_the_analysis_tab_shows_a_comparison_of_protocols(page):
+    page.get_by_role("tab", name="Analysis").click()
+    wait_for(lambda: "browser-study" in page.locator("#analysis-choice input").input_value(), "the list")
+    choose(page, "analysis-choice", "browser-compare · scripted-demo")
+    wait_for(lambda: "Comparison study" in page.locator("#analysis-summary").inner_text(), "the comparison")
+    summary = page.locator("#analysis-summary").inner_text()
+    assert all(system in summary for system in ("parliament/cot", "parliament/british", "parliament/socratic"))
+    assert "95% CI" in summary and "Against the CoT control" in summary
+    table = page.locator("#analysis-debates")
+    wait_for(lambda: table.inner_text().count("parliament/") == 2 * 4, "its eight debates")
+    page.click("#analysis-download")
+    wait_for(lambda: ".zip" in page.locator("#analysis-files").inner_text(), "the comparison's report")
+
+
 def test_a_short_debate_on_the_embedded_model(page):
     choose(page, "backend-choice", "embedded SmolLM2-135M")
     assert "s per turn" in page.locator("#backend-choice input").input_value()  # the cost, said next to the choice
