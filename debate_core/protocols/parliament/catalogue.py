@@ -40,6 +40,20 @@ def _check_messages(template: str) -> Callable[[RoleView], tuple[Message, ...]]:
     return messages
 
 
+def _check(kind: str, question: str, cap: int, shown: str) -> Form[RoleView, Decision]:
+    """The critic's private yes/no with one sentence (a point or a question), template ``prompts/<kind>.txt``."""
+    return decision_form(
+        kind,
+        question,
+        _check_messages(kind),
+        with_text=True,
+        text_tokens=cap,
+        template=kind,
+        schema=decision_schema(True, point_chars(cap)),
+        describe=lambda view: shown,
+    )
+
+
 @dataclass(frozen=True)
 class ParliamentForms:
     opening: Form[RoleView, Speech]
@@ -126,24 +140,13 @@ def parliament_forms(params: ParliamentParams) -> ParliamentForms:
             "revise_rest", "the rest of the answer, after the question", "revise_rest", "Provisional Answer", speech
         ),
         final=final_form(),
-        poi_check=decision_form(
+        poi_check=_check(
             "poi_check",
             "raise a point of information now?",
-            _check_messages("poi_check"),
-            with_text=True,
-            text_tokens=reply,
-            template="poi_check",
-            schema=decision_schema(True, point_chars(reply)),
-            describe=lambda view: "Point of information: press it and say the error in one sentence",
+            reply,
+            "Point of information: press it and say the error in one sentence",
         ),
-        question_check=decision_form(
-            "question_check",
-            "ask a question now?",
-            _check_messages("question_check"),
-            with_text=True,
-            text_tokens=reply,
-            template="question_check",
-            schema=decision_schema(True, point_chars(reply)),
-            describe=lambda view: "Ask the student one short question while they speak",
+        question_check=_check(
+            "question_check", "ask a question now?", reply, "Ask the student one short question while they speak"
         ),
     )
