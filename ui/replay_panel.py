@@ -149,7 +149,10 @@ def build_replay(store: Any) -> ReplayPanel:
         last = events[-1].turn
         return min(last, int(turn) + 1) if int(turn) < last else gr.skip()
 
-    timer = gr.Timer(0.8)
+    # The timer ticks only while Play is on: a tick reads the slider, and one that read a long debate's
+    # turn just after a short debate set the maximum lower was refused ("Value 34 is greater than maximum").
+    timer = gr.Timer(0.8, active=False)
+    playing.change(lambda play: gr.Timer(active=bool(play)), inputs=playing, outputs=timer)
     timer.tick(advance, inputs=[loaded, position, playing], outputs=position, show_progress="hidden")
     position.change(draw, inputs=drawing, outputs=outputs, show_progress="hidden")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import time
 
+from storage import Store
 from tests.browser.conftest import screenshot
 from tests.browser.pages import (
     STEP_GUARD_S,
@@ -66,20 +67,26 @@ def test_a_person_s_words_are_shown_as_text_and_nothing_they_type_runs(page):
     page.click("#stop")
 
 
-def test_replay_opens_a_stored_debate_and_plays_it_back(page):
-    page.click("#tab-replay-button") if page.locator("#tab-replay-button").count() else page.get_by_role(
-        "tab", name="Replay"
-    ).click()
+def test_replay_opens_a_stored_debate_and_plays_it_back(page, app_db):
+    store = Store(app_db)
+    demo = store.list_debates(text="largest share")[-1]  # the stored demo debate (not whichever ran last)
+    store.close()
+    page.get_by_role("tab", name="Replay").click()
     choose(page, "replay-status", "finished")
     page.click("#replay-refresh")
     wait_for(lambda: page.locator("#replay-list").inner_text().count("finished") >= 1, "the debate list")
     assert "aborted" not in page.locator("#replay-list").inner_text()  # the status filter applies
+    choose(page, "replay-choice", demo.id[:8])
     page.click("#replay-open")
     wait_for(lambda: page.locator("#replay-transcript .sentence").count() > 5, "the replayed transcript")
     full = page.locator("#replay-transcript .sentence").count()
     assert "Final answer" in page.locator("#replay-result").inner_text()
     set_number(page, "replay-turn", 4)
     wait_for(lambda: 0 < page.locator("#replay-transcript .sentence").count() < full, "an earlier turn")
+    page.check("#replay-play input")  # Play advances the turn on its own
+    turn = page.locator("#replay-turn input[type=number]")
+    wait_for(lambda: int(float(turn.input_value())) > 5, "the replay playing on")
+    page.uncheck("#replay-play input")
     screenshot(page, "replay")
     page.click("#replay-export-json")
     wait_for(lambda: ".json" in page.locator("#replay-files").inner_text(), "the JSON download")
