@@ -52,6 +52,30 @@ def seat_state(page) -> str:
     return found.inner_text() if found.count() else ""
 
 
+def record_seat_states(page) -> None:
+    """Keep every state the seat badge shows, however briefly, in ``window.seatStates``.
+
+    A state can last less than one poll on a busy machine (a raised hand is answered at the
+    very next boundary), so tests that need to see it read the record instead.
+    """
+    page.evaluate(
+        """() => {
+            window.seatStates = [];
+            const note = () => {
+                const badge = document.querySelector('#seat-state .seat-state');
+                const state = badge ? badge.dataset.state : '';
+                if (state && window.seatStates[window.seatStates.length - 1] !== state) window.seatStates.push(state);
+            };
+            new MutationObserver(note).observe(document.body, {childList: true, subtree: true, characterData: true});
+            note();
+        }"""
+    )
+
+
+def seat_states_seen(page) -> list[str]:
+    return page.evaluate("() => window.seatStates || []")
+
+
 def status(page) -> str:
     return page.locator("#status").inner_text()
 

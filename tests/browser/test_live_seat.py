@@ -17,8 +17,10 @@ from tests.browser.pages import (
     STEP_GUARD_MS,
     Person,
     address,
+    record_seat_states,
     seat_and_start,
     seat_state,
+    seat_states_seen,
     sentences,
     status,
     transcript,
@@ -64,8 +66,9 @@ def test_a_person_watches_interrupts_is_cut_off_raises_a_hand_and_needs_only_tho
     wait_for(lambda: "Nitrogen is 78 percent" in mine.locator(".discarded").inner_text(), "the unsaid sentence")
     # A raised hand while Alex answers: the person speaks once the floor is free.
     wait_for(lambda: "Let me answer Jenny" in transcript(page), "Alex's answer")
+    record_seat_states(page)
     person.click("#raise-hand", "raise hand")
-    wait_for(lambda: seat_state(page) == "hand raised", "the hand raised")
+    wait_for(lambda: "hand raised" in seat_states_seen(page), "the hand raised")
     page.wait_for_selector("#seat-prompt:has-text('You have the floor')", timeout=STEP_GUARD_MS)
     person.say("Thanks for the answer. So it is B.")
     wait_for(lambda: "So it is B." in transcript(page), "the person's second point, heard out")

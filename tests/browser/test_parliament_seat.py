@@ -8,7 +8,8 @@ from tests.browser.pages import (
     Person,
     choose,
     open_more_settings,
-    seat_state,
+    record_seat_states,
+    seat_states_seen,
     sentences,
     set_number,
     transcript,
@@ -32,9 +33,10 @@ def test_a_person_as_critic_raises_a_point_mid_speech_and_the_prover_answers_it(
     assert page.locator("#interrupt").is_hidden()  # Kimura's floor controls are not a critic's
     assert "Point of information" in page.locator("#seat-state").inner_text()
     page.locator("#point-text textarea").fill(POINT)
+    record_seat_states(page)
     person.click("#point", "point of information")
     wait_for(lambda: "point of information to Alex" in transcript(page), "the point, raised at the next chunk")
-    wait_for(lambda: seat_state(page) == "point raised", "the badge")
+    wait_for(lambda: "point raised" in seat_states_seen(page), "the badge")
     exchange = page.locator("#transcript .line.intervention")
     assert POINT in exchange.inner_text()
     wait_for(lambda: page.locator("#transcript .line.speech.side").count() == 1, "the prover's reply")
