@@ -56,6 +56,7 @@ class Debate:
         debate_id: str | None = None,
         clock: Callable[[], float] = time.time,
         forced: Mapping[tuple[str, int, int], bool] | None = None,
+        fork_salt: int = 0,
     ) -> None:
         resolved, self.protocol = resolve(config)
         roles = self.protocol.assign_roles(resolved)
@@ -78,6 +79,7 @@ class Debate:
             roles=roles,
             clock=clock,
             forced=forced,
+            fork_salt=fork_salt,
         )
         self._started = False
 
@@ -87,6 +89,16 @@ class Debate:
         return self.router.default
 
     def _check_requirements(self, protocol: Protocol, roles: Mapping[str, str]) -> None:
+        for seated, model in protocol.seat_models().items():
+            for agent in self.config.agents:
+                if roles.get(agent.name) != seated or agent.seat is SeatKind.HUMAN:
+                    continue
+                served_by = self.router.backend_for(agent.name, seated).model_id
+                if served_by != model:
+                    raise ConfigError(
+                        f"{protocol.label} puts the model {model} in the {seated}'s seat, but {agent.name} is served "
+                        f"by {served_by}: give the {seated} its own backend (--model-for {seated}={model})"
+                    )
         for requirement in protocol.requirements():
             for agent in self.config.agents:
                 role = roles.get(agent.name)

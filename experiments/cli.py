@@ -4,6 +4,7 @@
     python -m experiments report ID [--out DIR]
     python -m experiments list
     python -m experiments compare --experiment ID --systems parliament/cot,parliament/british [...]
+    python -m experiments train-listener --data FILE.jsonl --out DIR [...]
 
 ``run`` uses the paper's defaults (3 agents, budget 500, temperature 0.3,
 1,024 new tokens, 5 pool samples, threshold 2) unless told otherwise, shows a
@@ -32,7 +33,7 @@ from debate_core.backends.base import Backend
 from debate_core.config import Condition, PromptLayout
 from debate_core.errors import DebateError
 from debate_core.status import DebateStatus
-from experiments import compare, compare_cli, compare_report
+from experiments import compare, compare_cli, compare_report, handraiser_cli, train_listener
 from experiments.mmlu import MmluError
 from experiments.pool import Setting
 from experiments.runner import ExperimentError, StudyRunner, candidate_questions
@@ -138,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--step", type=int, default=25, help="token grid of the trajectories (default 25)")
 
     compare_cli.add_parser(commands)
+    handraiser_cli.add_parser(commands)
+    train_listener.add_parser(commands)
 
     listing = commands.add_parser("list", help="list experiments and their progress")
     listing.add_argument("--db", metavar="PATH_OR_URL")
@@ -269,10 +272,24 @@ def _compare(args: argparse.Namespace, console: Console) -> int:
         return compare_cli.cmd_compare(args, console, progress)
 
 
+def _tree_sample(args: argparse.Namespace, console: Console) -> int:
+    if args.no_progress:
+        return handraiser_cli.cmd_tree_sample(args, console, None)
+    with BarProgress(console) as progress:
+        return handraiser_cli.cmd_tree_sample(args, console, progress)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     console = Console(stderr=False)
-    commands = {"run": cmd_run, "report": cmd_report, "list": cmd_list, "compare": _compare}
+    commands = {
+        "run": cmd_run,
+        "report": cmd_report,
+        "list": cmd_list,
+        "compare": _compare,
+        "tree-sample": _tree_sample,
+        "train-listener": train_listener.cmd_train_listener,
+    }
     try:
         return commands[args.command](args, console)
     except (ExperimentError, MmluError, StrategyQaError, DebateError, KeyError, ValueError) as error:

@@ -24,17 +24,19 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from debate_core.backends.base import Backend
+from debate_core.backends.router import BackendRouter
 from debate_core.config import AgentSpec, DebateConfig, PromptLayout, Question
 from debate_core.debate import Debate
 from debate_core.errors import ConfigError
-from debate_core.protocols.registry import protocol_class
+from debate_core.protocols.handraiser.positions import Positions, sides_for
+from debate_core.protocols.registry import protocol_class, resolve
 from experiments.runner import Progress, SilentProgress
 from experiments.workers import ExperimentError, StudyDebates, register_study, run_pool
 from storage import Store
@@ -77,13 +79,16 @@ class CompareSpec(BaseModel):
         if not value:
             raise ValueError("name at least one system, such as parliament/cot")
         for system in value:
-            protocol, _, variant = system.partition("/")
+            protocol, variant, overrides = system_parts(system)
             try:
                 cls_ = protocol_class(protocol)
             except ConfigError as error:
                 raise ValueError(str(error)) from None
             if variant and variant not in cls_.variants:
                 raise ValueError(f"{protocol} has no variant {variant!r} (variants: {', '.join(cls_.variants)})")
+            unknown = sorted(set(overrides) - set(cls_.Params.model_fields))
+            if unknown:
+                raise ValueError(f"{system}: {protocol} has no parameter {unknown[0]!r}")
         return tuple(dict.fromkeys(value))
 
     def differences(self, other: CompareSpec) -> list[str]:
@@ -99,14 +104,23 @@ class CompareSpec(BaseModel):
         digest = int(hashlib.sha256(question_key.encode()).hexdigest()[:8], 16)
         return (self.seed * 100_003 + digest) % (2**31)
 
-    def config(self, item: Item, system: str) -> DebateConfig:
-        protocol, _, variant = system.partition("/")
+    def config(self, item: Item, system: str, positions: Positions | None = None) -> DebateConfig:
+        protocol, variant, overrides = system_parts(system)
+        params = {**self.params.get(protocol, {}), **overrides}
+        agents = agents_for(protocol, variant or None)
+        if protocol == "handraiser" and positions is not None:
+            sides, briefs = sides_for(positions, self.seed, item.key)
+            params.update(sides)
+            agents = tuple(
+                a.model_copy(update={"brief": dict(zip(("pro", "con"), briefs, strict=True)).get(a.role or "", "")})
+                for a in agents
+            )
         return DebateConfig(
             question=item.question,
-            agents=agents_for(protocol, variant or None),
+            agents=agents,
             protocol=protocol,
             variant=variant or None,
-            params=self.params.get(protocol, {}),
+            params=params,
             token_budget=self.token_budget,
             seed=self.seed_for(item.key),
             temperature=self.temperature,
@@ -114,6 +128,23 @@ class CompareSpec(BaseModel):
             utterance_max_new_tokens=self.utterance_max_new_tokens,
             prompt_layout=self.prompt_layout,
         )
+
+
+def system_parts(system: str) -> tuple[str, str, dict[str, Any]]:
+    """``protocol/variant[:key=value,...]`` as (protocol, variant, parameter overrides), e.g.
+    ``handraiser/threshold:tau=0.3`` (values read as JSON where they parse, else as text)."""
+    name, _, tail = system.partition(":")
+    protocol, _, variant = name.partition("/")
+    overrides: dict[str, Any] = {}
+    for pair in filter(None, (p.strip() for p in tail.split(","))):
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"{system}: write parameter overrides as key=value, e.g. handraiser/threshold:tau=0.3")
+        try:
+            overrides[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            overrides[key.strip()] = raw.strip()
+    return protocol.strip(), variant.strip(), overrides
 
 
 def agents_for(protocol: str, variant: str | None) -> tuple[AgentSpec, ...]:
@@ -192,9 +223,13 @@ class CompareRunner:
         concurrency: int = 4,
         progress: Progress | None = None,
         per_debate: Callable[[DebateConfig], Backend] | None = None,
+        positions: Mapping[str, Positions] | None = None,
+        seat_backend: Callable[[str, DebateConfig], Backend] | None = None,
     ) -> None:
         self.spec, self.store, self.backend, self.items = spec, store, backend, list(items)
         self.per_debate = per_debate  # a backend of its own for each debate (the scripted demo's scripts)
+        self.positions = dict(positions or {})  # HandRaiser's sides per question (experiments.positions)
+        self.seat_backend = seat_backend  # the backend of a model a variant seats (a fine-tuned listener)
         self.concurrency = max(1, concurrency)
         self.progress = progress or SilentProgress()
         self.debates = StudyDebates(store, spec.experiment_id)
@@ -244,10 +279,16 @@ class CompareRunner:
         register_study(self.store, self.spec.experiment_id, self.backend.model_id, spec, changes)
 
     def _run_one(self, job: Job, backend: Backend) -> str:
-        config = self.spec.config(job.item, job.system)
+        config = self.spec.config(job.item, job.system, self.positions.get(job.item.key))
         if self.per_debate is not None:
             backend = self.per_debate(config)
+        served: Backend | BackendRouter = backend
+        seated = resolve(config)[1].seat_models()
+        if seated:
+            if self.seat_backend is None:
+                raise ExperimentError(f"{job.system} seats its own model ({', '.join(seated.values())}); none given")
+            served = BackendRouter(backend, by_role={role: self.seat_backend(m, config) for role, m in seated.items()})
         run = RunRecord(
             self.spec.experiment_id, job.item.key, job.item.dataset, job.system, job.debate_id, job.item.subject
         )
-        return self.debates.record(Debate(config, backend, debate_id=job.debate_id), run)
+        return self.debates.record(Debate(config, served, debate_id=job.debate_id), run)

@@ -18,15 +18,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
 
 from debate_core.backends import factory
 from debate_core.backends.base import Backend
+from debate_core.backends.scripted import ScriptedBackend
 from debate_core.config import DebateConfig, PromptLayout
+from debate_core.protocols.registry import protocol_class
 from experiments.compare import DEFAULT_SYSTEMS, CompareRunner, CompareSpec, mmlu_items, strategyqa_items
+from experiments.positions import position_pool
 from experiments.runner import ExperimentError, Progress
 from storage import Store
 
@@ -49,13 +54,37 @@ def add_parser(commands: Any) -> None:
     run.add_argument("--utterance-max-new-tokens", type=int)
     run.add_argument("--layout", choices=[p.value for p in PromptLayout], default=PromptLayout.PAPER.value)
     run.add_argument("--param", action="append", default=[], metavar="PROTOCOL.KEY=VALUE")
+    add_backend_options(run)
+    run.add_argument(
+        "--no-positions",
+        action="store_true",
+        help="handraiser: assign the sides by seed instead of the model-written positions pool",
+    )
+    run.add_argument("--no-progress", action="store_true")
+
+
+def add_backend_options(run: Any) -> None:
+    """The options every study command shares: which backend and model, and how many debates at once."""
     run.add_argument("--backend", choices=["transformers", "scripted"], default="transformers")
     run.add_argument("--model", metavar="ID_OR_PATH", help="hub id or folder (default: embedded SmolLM2-135M)")
     run.add_argument("--device")
     run.add_argument("--dtype")
     run.add_argument("--quantization", choices=["8bit", "4bit"])
     run.add_argument("--concurrency", type=int, default=4)
-    run.add_argument("--no-progress", action="store_true")
+
+
+def study_backend(
+    args: argparse.Namespace, first: DebateConfig
+) -> tuple[Backend, Callable[[DebateConfig], Backend] | None]:
+    """The study's backend, and with ``--backend scripted`` each debate's own demo script."""
+    if args.backend != "scripted":
+        spec = factory.BackendSpec("transformers", args.model, args.device, args.dtype, args.quantization)
+        return factory.make_backend(spec), None
+
+    def per_debate(config: DebateConfig) -> Backend:
+        return factory.make_backend(factory.BackendSpec("scripted"), config)
+
+    return per_debate(first), per_debate
 
 
 def _params(pairs: list[str]) -> dict[str, dict[str, Any]]:
@@ -90,6 +119,28 @@ def spec_from(args: argparse.Namespace) -> CompareSpec:
     )
 
 
+def seat_backends(args: argparse.Namespace) -> Callable[[str, DebateConfig], Backend]:
+    """The backend of a model a variant seats (a fine-tuned listener): one per model, loaded once.
+
+    With ``--backend scripted`` the seated model is the protocol's demo script under that model's name.
+    """
+    loaded: dict[str, Backend] = {}
+    lock = threading.Lock()
+
+    def seat(model: str, config: DebateConfig) -> Backend:
+        if args.backend == "scripted":
+            responder = protocol_class(config.protocol).demo_responder(config)
+            assert responder is not None
+            return ScriptedBackend(responder, model_id=model)
+        with lock:
+            if model not in loaded:
+                spec = factory.BackendSpec("transformers", model, args.device, args.dtype, args.quantization)
+                loaded[model] = factory.make_backend(spec)
+            return loaded[model]
+
+    return seat
+
+
 def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress | None) -> int:
     spec = spec_from(args)
     items = mmlu_items(spec.mmlu, spec.seed, args.mmlu_data) + strategyqa_items(
@@ -97,23 +148,23 @@ def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress |
     )
     if not items:
         raise ExperimentError("no questions: ask for --mmlu N and/or --strategyqa N")
-    per_debate = None
-    backend: Backend
-    if args.backend == "scripted":
-        spec_scripted = factory.BackendSpec("scripted")
-
-        def per_debate(config: DebateConfig) -> Backend:
-            return factory.make_backend(spec_scripted, config)
-
-        backend = per_debate(spec.config(items[0], spec.systems[0]))
-    else:
-        backend = factory.make_backend(
-            factory.BackendSpec("transformers", args.model, args.device, args.dtype, args.quantization)
-        )
+    backend, per_debate = study_backend(args, spec.config(items[0], spec.systems[0]))
     store = Store(args.db)
     started = time.perf_counter()
+    positions = None
+    if args.backend != "scripted" and not args.no_positions and any(s.startswith("handraiser/") for s in spec.systems):
+        console.print("positions: the most confusing wrong answer and both explanations, per question (stored)")
+        positions = position_pool(store, backend, items, seed=spec.seed)
     runner = CompareRunner(
-        spec, store, backend, items, concurrency=args.concurrency, progress=progress, per_debate=per_debate
+        spec,
+        store,
+        backend,
+        items,
+        concurrency=args.concurrency,
+        progress=progress,
+        per_debate=per_debate,
+        positions=positions,
+        seat_backend=seat_backends(args),
     )
     try:
         summary = runner.run()

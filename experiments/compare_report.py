@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from debate_core.events import DebateEnded, Event, ListenerDecision, UtteranceGenerated
+from experiments import handraiser_report
 from experiments.compare import KIND, CompareSpec
+from experiments.images import export_png
 
 __all__ = ["KIND", "Outcome", "drift", "outcomes", "report_markdown", "summarise", "write_report"]
 from experiments.metrics import Accuracy
@@ -224,7 +226,18 @@ def write_report(store: Store, experiment_id: str, out: Path) -> Path:
     record = store.experiments.get(experiment_id)
     assert record is not None
     out.mkdir(parents=True, exist_ok=True)
-    (out / "report.md").write_text(report_markdown(spec, record.model_id, found), encoding="utf-8")
+    text = report_markdown(spec, record.model_id, found)
+    rows = handraiser_report.policy_rows(store, store.experiments.runs(experiment_id), spec.systems)
+    if rows:
+        text += "\n".join(handraiser_report.section(rows))
+        drawn = handraiser_report.figures(rows)
+        for stem, figure in drawn:
+            figure.write_html(out / f"{stem}.html", include_plotlyjs="cdn")
+        why = export_png([(figure, out / f"{stem}.png") for stem, figure in drawn])
+        if drawn:
+            links = ", ".join(f"[{stem}]({stem}.html)" + ("" if why else f" ([png]({stem}.png))") for stem, _ in drawn)
+            text += f"\nFigures: {links}.\n" + (f"(No PNGs: {why}.)\n" if why else "")
+    (out / "report.md").write_text(text, encoding="utf-8")
     with open(out / "debates.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         names = list(Outcome.__dataclass_fields__)

@@ -3,12 +3,16 @@
 What it does: lays out the transcript, budget, plans, charts and result next
 to the controls (start, demo debate, pause, resume, step one turn, stop,
 pace, audience mode, discarded units) and, for a seated person, the live
-controls: an always-visible answer, an urgency, **Interrupt** (key ``i``)
-and **Raise hand** (key ``h``), with where their intent stands (armed,
-queued, won the floor, lost to a more urgent agent, speaking, cut off); and,
-only when the debate needs the person's words (their initial answer, their
-utterance once they hold the floor), the form for them (``seat_form``) with
-a countdown when a timeout applies. Updates are pushed (``live_stream``):
+controls of their role, with where their intent stands (a badge,
+``seat_state``): for a debater with plans (``floor``) an always-visible
+answer, an urgency, **Interrupt** (key ``i``), **Raise hand** (key ``h``)
+and **Just listen** (key ``l``); for a critic (``point``) a point in one
+sentence and **Point of information** (key ``p`` focuses it); for a
+moderator (``interrupt``) a large **Interrupt** (key ``i``) that cuts the
+speaker off at the next chunk, and **Just listen** (key ``l``). Only when
+the debate needs the person's words (their initial answer, their utterance
+once they hold the floor, a vote), the form for them (``seat_form``) opens,
+with a countdown when a timeout applies. Updates are pushed (``live_stream``):
 each disclosure reaches the page as soon as the engine makes it.
 
 Starting folds the set-up away; starting while a debate runs asks for a
@@ -59,9 +63,10 @@ PAGE_JS = """
     if (event.key.toLowerCase() === 'p' && box && box.offsetParent !== null) {
       event.preventDefault(); box.focus(); return;  // type the point, then Enter raises it
     }
-    const id = {i: 'interrupt', h: 'raise-hand', l: 'lower-hand'}[event.key.toLowerCase()];
-    const button = id && document.getElementById(id);
-    if (button && button.offsetParent !== null) { event.preventDefault(); button.click(); }
+    const ids = {i: ['interrupt', 'interrupt-now'], h: ['raise-hand'], l: ['lower-hand', 'interrupt-withdraw']};
+    const button = (ids[event.key.toLowerCase()] || []).map((id) => document.getElementById(id))
+      .find((found) => found && found.offsetParent !== null);
+    if (button) { event.preventDefault(); button.click(); }
   });
 }
 """
@@ -133,6 +138,10 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
                         point = gr.Button("Point of information (p)", variant="stop", elem_id="point", min_width=160)
                         withdraw = gr.Button("Withdraw", elem_id="point-withdraw", min_width=100)
                     point_message = gr.HTML("", elem_id="point-message")
+                # a moderator's one control between votes: cut the speaker off at the next chunk
+                with gr.Row(visible=False, elem_id="interrupt-controls") as interrupt_controls:
+                    cut = gr.Button("Interrupt (i)", variant="stop", elem_id="interrupt-now", min_width=160, scale=3)
+                    uncut = gr.Button("Just listen (l)", elem_id="interrupt-withdraw", min_width=100, scale=1)
             countdown = gr.HTML("", elem_id="countdown")
             words = build_seat_form()
             with gr.Column(elem_id="plan-panels") as plan_panels:
@@ -144,8 +153,8 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
             history = gr.Plot(charts.floor_history_figure(_empty()), elem_id="history-plot")
     view = LiveView(
         status, question, budget, delta, plans, result, urgency_plot, trajectory, history,
-        controls, floor_controls, point_controls, seat_state, answer, countdown, words, pause, resume, step, stop,
-        (plan_panels, history_box),
+        controls, floor_controls, point_controls, interrupt_controls, seat_state, answer, countdown, words,
+        pause, resume, step, stop, (plan_panels, history_box),
     )  # fmt: skip
 
     def launch(current: LiveSession | None, armed: float, make: Any) -> tuple[Any, float, str, Any]:
@@ -214,6 +223,8 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
     raise_hand.click(lambda s, u: s and s.raise_hand(int(u)), inputs=[session, urgency])
     lower_hand.click(lambda s: s and s.lower_hand(), inputs=session)
     withdraw.click(lambda s: s and s.lower_hand(), inputs=session)
+    cut.click(lambda s: s and s.interrupt(), inputs=session)
+    uncut.click(lambda s: s and s.lower_hand(), inputs=session)
 
     def raise_point(live: LiveSession | None, text: str) -> list[Any]:
         refused = live.point(text) if live is not None else "No debate is running."

@@ -12,13 +12,15 @@ position unless they are at the bottom. Plots are sent only when the plans
 behind them change. A countdown is refreshed every second while the debate
 waits for the person's words.
 
-What it does not do: lay out components (``live_panel``) or run the debate
-(``session``).
+The seated person's control group (``floor``, ``point`` or ``interrupt``)
+is shown for their role's controls, with the badge of ``seat_state``.
+
+What it does not do: lay out components (``live_panel``), run the debate
+(``session``) or word the seated person's badge (``seat_state``).
 """
 
 from __future__ import annotations
 
-import html
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,6 +31,7 @@ import gradio as gr
 from debate_core.kernel.human import HumanRequest
 from ui import charts, render, seat_form
 from ui.seat_form import SeatForm
+from ui.seat_state import seat_state_html
 from ui.session import LiveSession
 
 # Applied by the page whenever ``delta`` changes: replace the transcript's lines from ``from`` on.
@@ -71,6 +74,7 @@ class LiveView:
     controls: Any
     floor_controls: Any
     point_controls: Any
+    interrupt_controls: Any
     seat_state: Any
     answer: Any
     countdown: Any
@@ -85,7 +89,7 @@ class LiveView:
         head = [getattr(self, name) for name in ("status", "question", "budget", "delta", "plans", "result")]
         plots = [self.urgency, self.trajectory, self.history]
         seat = [
-            self.controls, self.floor_controls, self.point_controls,
+            self.controls, self.floor_controls, self.point_controls, self.interrupt_controls,
             self.seat_state, self.answer, self.countdown, *self.form.outputs(),
         ]  # fmt: skip
         return [*head, *plots, *seat, self.pause, self.resume, self.step, self.stop, *self.plan_boxes]
@@ -112,49 +116,6 @@ def _changed(drawn: Drawn, key: str, value: str) -> Any:
     return value
 
 
-def _note(state: str, urgency: int, controls: str = "floor") -> str:
-    """What a seat state means for the person, in a sentence."""
-    if state == "point armed":
-        return "Your point is armed: it is raised at the next chunk boundary, and the speaker must answer it."
-    if state == "point raised":
-        return "Your point was raised. The speaker answers it, then goes on; you may raise another."
-    if controls == "point" and state == "listening":
-        return "You are listening. Type a point and press Point of information: it lands at the next chunk."
-    if controls == "none" and state == "listening":
-        return "The debate asks for your words when it is your turn; the box opens below."
-    if state == "armed":
-        return (
-            f"Interrupt armed (urgency {urgency}): you cut in at the next sentence boundary "
-            "unless an agent is more urgent."
-        )
-    if state == "hand raised":
-        return f"Hand raised (urgency {urgency}): you speak as soon as the floor is free."
-    if state == "queued":
-        return "Your request is in this turn's plans."
-    if state == "won the floor":
-        return "You have the floor: say what you want to say below."
-    if state == "speaking":
-        return "You are speaking: your sentences are disclosed one per turn, and anyone may cut you off."
-    if state.startswith("lost to "):
-        who = state.removeprefix("lost to ")
-        return f"{who} was more urgent and took the floor. You are still asking; press Just listen to withdraw."
-    if state.startswith("cut off by "):
-        who = state.removeprefix("cut off by ")
-        return f"{who} cut you off: what you had not yet said was discarded."
-    return "You are listening. Interrupt to cut in at the next sentence; Raise hand to speak when the floor is free."
-
-
-def seat_state_html(state: str, urgency: int, controls: str = "floor") -> str:
-    """The seated person's state as a badge and a sentence; a cut-off is shown as a banner."""
-    label = html.escape(state)
-    note = html.escape(_note(state, urgency, controls))
-    banner = " cutoff-banner" if state.startswith("cut off by ") else ""
-    return (
-        f'<div class="seat-status{banner}" role="status"><span class="seat-state" data-state="{label}">{label}</span>'
-        f'<div class="seat-note">{note}</div></div>'
-    )
-
-
 def _pending(live: LiveSession) -> HumanRequest | None:
     if live.channel is None or live.done:
         return None
@@ -172,7 +133,8 @@ def _status(live: LiveSession) -> str:
     busy = live.activity()
     text = f"{live.status}{f' ({busy})' if busy else ''} · debate {live.debate_id[:8]}"
     if live.human and not live.done:
-        text += f" · you are {live.human}"
+        role = live.view.roles.get(live.human)
+        text += f" · you are {live.human}" + (f", the {role}" if role else "")
     return render.status_html(text, error=live.error, link=f"?debate={live.debate_id}", debate=live.debate_id)
 
 
@@ -229,14 +191,13 @@ def updates(live: LiveSession, drawn: Drawn, view: LiveView, *, plots: bool = Tr
     if buttons != drawn.buttons:
         drawn.buttons = buttons
         control = [gr.update(interactive=not done) for _ in range(4)]
-    groups: list[Any] = [gr.skip()] * 3
+    groups: list[Any] = [gr.skip()] * 4
     shown = f"{seated}:{live.controls}"
     if drawn.texts.get("controls") != shown:
         drawn.texts["controls"] = shown
         groups = [
             gr.update(visible=seated),
-            gr.update(visible=live.controls == "floor"),
-            gr.update(visible=live.controls == "point"),
+            *(gr.update(visible=live.controls == kind) for kind in ("floor", "point", "interrupt")),
         ]
     seat = [*groups, seat_state, answers, _changed(drawn, "countdown", _countdown(request)), *form]
     # a protocol that has made no plan by its first turn makes none (Kimura's come at turn 0)

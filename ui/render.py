@@ -9,7 +9,13 @@ and replay call the same functions.
 ``audience=True`` (classroom mode) hides private thoughts and purposes.
 ``show_discarded=True`` shows the units an interruption or a revision
 discarded, struck through, after the cut. Phases, points of information and
-questions, analyses and resumed speeches get their own transcript lines.
+questions, analyses and resumed speeches get their own transcript lines; an
+utterance of another kind than a speech or a statement (a vote, a wait, an
+opening) has a badge naming it, and a speaker's role follows their name.
+Units are drawn as their text had them: a token chunk that ends inside a
+word is followed by the rest of the word, with no space between
+(``Utterance.gap``). Listeners' private decisions (``ListenerDecision``)
+follow the unit they were made after, shown only in the researcher view.
 
 What it does not do: build Gradio components or plots.
 """
@@ -75,10 +81,6 @@ def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
             f'<div class="line silence passed" data-utterance="{u.id}" data-turn="{u.turn}">'
             f"{_name(view, u.speaker)} had the floor and said nothing{why}</div>"
         )
-    units = u.disclosed[line.start : line.end]
-    sentences = "".join(
-        f'<span class="sentence">{escape(s)}</span> ' + _checks(u, line.start + i) for i, s in enumerate(units)
-    )
     badge = ""
     if u.interrupting and line.start == 0:
         badge = f'<span class="badge interrupt">interrupting {escape(u.interrupting)}</span>'
@@ -87,30 +89,54 @@ def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
     if u.kind not in ("speech", "statement"):
         badge += f'<span class="badge kind">{escape(u.kind.replace("_", " "))}</span>'
     side = " side" if u.kind in SIDE_KINDS else ""
-    cut = ""
+    cut, going_on = "", False
     if line.end is not None:
-        cut = '<span class="more">…</span>'
+        cut, going_on = '<span class="more">…</span>', True
     elif u.suspended:
         cut = f'<span class="cut suspended">held for {escape(u.interrupted_by or "")}</span>'
     elif u.interrupted_by:
         who = escape(u.interrupted_by)
         cut = f'<span class="cut" title="cut off by {who}">✂ cut off by {who}</span>'
         if show_discarded and u.discarded:
-            cut += " " + "".join(f'<span class="discarded">{escape(s)}</span> ' for s in u.discarded)
+            cut += " " + _pieces(
+                u.discarded, "discarded", [u.gap(len(u.disclosed) + i) for i in range(len(u.discarded))]
+            )
     elif not u.completed and view.ended is None:  # still speaking
-        cut = '<span class="more">…</span>'
+        cut, going_on = '<span class="more">…</span>', True
     elif show_discarded and u.discarded:  # a revision replaced part of it
-        cut = "".join(f'<span class="discarded">{escape(s)}</span> ' for s in u.discarded)
+        cut = _pieces(u.discarded, "discarded", [" "] * len(u.discarded))
+    units = u.disclosed[line.start : line.end]
+    # token chunks may end inside a word: each unit is followed by what followed it in the text (a space or
+    # nothing); the last is followed by a space before a cut, and by nothing before "…" mid-word
+    gaps = [u.gap(line.start + i) for i in range(len(units))]
+    if gaps and not (going_on and gaps[-1] == ""):
+        gaps[-1] = " "
+    checks = [_checks(u, line.start + i) for i in range(len(units))]
+    sentences = "".join(
+        f'<span class="sentence">{escape(s)}</span>{check}{gap}'
+        for s, check, gap in zip(units, checks, gaps, strict=True)
+    )
     style = f"border-left-color:{view.colour(u.speaker)}"
     return (
         f'<div class="line speech{side}" style="{style}" data-utterance="{u.id}" data-turn="{u.turn}">'
-        f'{_name(view, u.speaker)}{badge}<div class="words">{sentences}{cut}</div></div>'
+        f'{_name(view, u.speaker)}{_role(view, u.speaker)}{badge}<div class="words">{sentences}{cut}</div></div>'
     )
+
+
+def _role(view: DebateView, agent: str) -> str:
+    """The speaker's role in a protocol with roles (HandRaiser's pro, con, moderator), after the name."""
+    role = view.roles.get(agent)
+    return f'<span class="role">{escape(role)}</span>' if role else ""
 
 
 def _checks(u: Utterance, index: int) -> str:
     """The listeners' private decisions after unit ``index`` (hidden unless the researcher view is on)."""
-    return "".join(f'<span class="decision">{escape(label)}</span> ' for label in u.checks.get(index, ()))
+    return "".join(f'<span class="decision">{escape(label)}</span>' for label in u.checks.get(index, ()))
+
+
+def _pieces(units: list[str], css: str, gaps: list[str]) -> str:
+    """Units as spans of class ``css``, each followed by its gap (a space, or nothing inside a word)."""
+    return "".join(f'<span class="{css}">{escape(s)}</span>{gap}' for s, gap in zip(units, gaps, strict=True))
 
 
 def transcript_lines(view: DebateView, *, show_discarded: bool = False) -> list[str]:

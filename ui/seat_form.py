@@ -8,10 +8,12 @@ order: the first choice field takes the first radio, ...), with their labels,
 choices, ranges and defaults, and hides the rest; ``values(request, slots)``
 maps what the person set back to field names for ``HumanChannel.submit``. A
 request with more fields of one kind than there are slots is refused with a
-message (none of today's request kinds comes close).
+message (none of today's request kinds comes close). The prompt and the
+labels of a choice's values come from ``seat_words`` (a moderator's vote
+reads "Vote for Pro: ..."; the values submitted stay the request's own).
 
 What it does not do: validate (the channel does at submit time) or know any
-request kind by name.
+request kind by name (``seat_words`` words the few that need it).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import gradio as gr
 
 from debate_core.kernel.forms import FieldSpec
 from debate_core.kernel.human import HumanRequest
+from ui import seat_words
 
 SLOTS = {"choice": 3, "integer": 2, "text": 3, "boolean": 2}
 # Far above any field's limit: a long paste reaches the channel whole and is refused with its length,
@@ -81,10 +84,11 @@ def assign(fields: tuple[FieldSpec, ...]) -> list[tuple[FieldSpec, str, int]]:
     return placed
 
 
-def _update(spec: FieldSpec, kind: str) -> Any:
+def _update(spec: FieldSpec, kind: str, request: HumanRequest) -> Any:
     label = spec.label + ("" if spec.required else " (optional)")
     if kind == "choice":
-        return gr.update(visible=True, label=label, choices=list(spec.choices), value=spec.default, info=spec.help)
+        choices = seat_words.choices(request, spec)
+        return gr.update(visible=True, label=label, choices=choices, value=spec.default, info=spec.help)
     if kind == "integer":
         low, high = spec.minimum or 0, spec.maximum if spec.maximum is not None else 100
         return gr.update(visible=True, label=label, minimum=low, maximum=high, value=spec.default or low)
@@ -109,9 +113,8 @@ def updates(request: HumanRequest | None, form: SeatForm) -> list[Any]:
         offsets[kind] = start
         start += count
     for spec, kind, index in placed:
-        slots[offsets[kind] + index] = _update(spec, kind)
-    prompt = request.prompt or f"### Your {request.kind.replace('_', ' ')}"
-    return [gr.update(visible=True), prompt, *slots, ""]
+        slots[offsets[kind] + index] = _update(spec, kind, request)
+    return [gr.update(visible=True), seat_words.prompt(request), *slots, ""]
 
 
 def values(request: HumanRequest, slot_values: list[Any]) -> dict[str, Any]:

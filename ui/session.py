@@ -11,12 +11,16 @@ happen instead of polling.
 
 A seated person sits in a *live* seat: the debate never waits for their
 plan, it takes their standing stance (``interrupt``, ``raise_hand``,
-``lower_hand``, ``choose_answer``), and waits only for their words (their
-initial answer, their utterance when they hold the floor), for at most
-``human_timeout_s`` when given. ``seat_state`` says where their intent
-stands: listening, armed (interrupt pressed), hand raised, queued (their
-plan asked for the floor this turn), won the floor, lost it to a more urgent
-agent, speaking, or cut off.
+``lower_hand``, ``point``, ``choose_answer``), and waits only for their
+words (their initial answer, their utterance when they hold the floor, a
+vote), for at most ``human_timeout_s`` when given. ``controls`` names the
+live controls their role stands by with (``floor``, ``point``,
+``interrupt`` or ``none``); ``seat_state`` says where their intent stands,
+followed through the events by ``seat_state.follow``: listening, armed
+(interrupt pressed), hand raised, queued, won the floor, lost it to a more
+urgent agent, speaking, cut off, point armed or raised, or interrupted
+someone (a moderator's Interrupt that fired, after which they listen
+again).
 
 Sessions are kept by debate id (``find``) so a reloaded page can re-attach.
 A page that goes away ``detach``\\ es; a session nobody re-attaches to within
@@ -35,17 +39,9 @@ from debate_core import Debate, DebateConfig, HumanChannel, HumanSeat
 from debate_core.backends.base import Backend
 from debate_core.backends.factory import BackendSpec, make_backend
 from debate_core.errors import BackendError, DebateError
-from debate_core.events import (
-    Event,
-    Interrupted,
-    Intervention,
-    PlansMade,
-    SilentTurn,
-    SpeakerSelected,
-    UnitDisclosed,
-    UtteranceCompleted,
-)
+from debate_core.events import Event, Intervention, SilentTurn, UnitDisclosed
 from debate_core.log import logger
+from ui.seat_state import follow
 from ui.view_model import DebateView
 
 SCRIPTED = "scripted demo (no model)"
@@ -110,7 +106,8 @@ class LiveSession:
         self.debate = Debate(config, backend, seats=seats)
         self.human = human
         role = self.debate.config.agent(human).role if human else None
-        # which live controls the person stands by with: floor (plans), point (a point or a question), none
+        # which live controls the person stands by with: floor (plans), point (a point or a question),
+        # interrupt (a yes/no after each chunk: a moderator's cut), none
         self.controls = self.debate.protocol.controls_for(role) if human else "none"
         self.pace_s = pace_s
         self.grace_s = grace_s
@@ -260,31 +257,12 @@ class LiveSession:
             self._bump()
 
     def _track(self, event: Event) -> None:
-        """Follow the seated person's intent through the debate's events."""
-        person = self.human
-        if person is None:
+        """Follow the seated person's intent through the debate's events (``seat_state.follow``)."""
+        if self.human is None:
             return
-        if isinstance(event, PlansMade):
-            record = next((r for r in event.plans if r.agent == person), None)
-            if record is not None and record.plan.wants_floor:
-                self.seat_state = "queued"
-        elif isinstance(event, SpeakerSelected):
-            if event.speaker == person:
-                self.seat_state = "won the floor"
-                if self.channel is not None:
-                    self.channel.set_stance(intent="listen")  # spent: one press, one turn at the floor
-            elif self.seat_state == "queued":
-                self.seat_state = f"lost to {event.speaker}"
-        elif isinstance(event, UnitDisclosed) and event.speaker == person:
-            self.seat_state = "speaking"
-        elif isinstance(event, Interrupted) and event.interrupted == person:
-            self.seat_state = f"cut off by {event.interrupter}"
-        elif isinstance(event, UtteranceCompleted) and event.speaker == person:
-            self.seat_state = "listening"
-        elif isinstance(event, Intervention) and event.author == person:
-            self.seat_state = "point raised"
-            if self.channel is not None:
-                self.channel.set_stance(intent="listen", point=None)  # spent: one press, one point
+        self.seat_state, spent = follow(self.seat_state, self.human, self.controls, event)
+        if spent is not None and self.channel is not None:
+            self.channel.set_stance(**spent)
         self.stance_urgency = MAX_URGENCY
 
     # -- pages come and go --------------------------------------------------------------

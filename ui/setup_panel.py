@@ -6,7 +6,9 @@ What it does: ``build_setup()`` lays out the form and returns its components;
 questions come from ``assets/sample_questions.json``. The protocol is any
 registered one: choosing it offers its variants, fills its parameters (JSON,
 the paper's defaults) and describes its roles; agents can be given roles, one
-``Name: role`` per line.
+``Name: role`` per line, and the seat a person may take is labelled with
+the role it gets (``seat_roles``: roles are filled in seat order, so
+HandRaiser's third agent is the moderator).
 
 What it does not do: start debates (``live_panel`` does).
 """
@@ -33,8 +35,10 @@ from debate_core.config import (
     SeatKind,
 )
 from debate_core.errors import ConfigError
+from debate_core.protocols.base import Protocol
 from debate_core.protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
 from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve
+from ui.form_words import friendly
 from ui.session import EMBEDDED, SCRIPTED
 
 SAMPLES = Path(__file__).resolve().parent.parent / "assets" / "sample_questions.json"
@@ -232,7 +236,9 @@ def build_setup() -> SetupForm:
     protocol.change(_protocol_chosen, inputs=protocol, outputs=[condition, params, roles])
     for changed in (protocol.input, condition.input):
         changed(_fit_agents, inputs=[protocol, condition, agents, personas], outputs=[agents, personas])
-    agents.change(_human_choices, inputs=[agents, human], outputs=human)
+    # the seats are labelled with the roles they would get ("Jenny · moderator"), so a person finds theirs
+    for changed in (agents.change, protocol.change, condition.change, roles.change):
+        changed(_human_choices, inputs=[agents, human, protocol, condition, roles], outputs=human)
     backend.input(_model_chosen, inputs=backend, outputs=[budget, utterance_tokens, plan_tokens, layout])
     return form
 
@@ -286,9 +292,28 @@ def _names(text: str) -> list[str]:
     return [name.strip() for name in (text or "").split(",") if name.strip()]
 
 
-def _human_choices(agents: str, current: str) -> Any:
+def seat_roles(protocol: str, variant: str, agents: str, roles: str = "") -> dict[str, str]:
+    """Each agent's role as the protocol will assign it (Name: role lines first, then seat order).
+
+    Empty when the protocol has no roles, or the form cannot be read yet (Start says why).
+    """
     names = _names(agents)
-    return gr.update(choices=[NO_HUMAN, *names], value=current if current in names else NO_HUMAN)
+    try:
+        cls = protocol_class(protocol or "kimura")
+        chosen = cls(variant if variant in cls.variants else cls.default_variant(), cls.Params())
+        given = _roles(roles or "", names)
+        specs = tuple(AgentSpec(name=n, role=given.get(n)) for n in names)
+        # the base rule only: a protocol's own checks (a person needed in a seat, ...) are Start's to report
+        return Protocol.assign_roles(chosen, DebateConfig(question=DEMO_QUESTION, agents=specs))
+    except (ConfigError, FormError, ValidationError):
+        return {}
+
+
+def _human_choices(agents: str, current: str, protocol: str = "kimura", variant: str = "", roles: str = "") -> Any:
+    names = _names(agents)
+    role_of = seat_roles(protocol, variant, agents, roles)
+    choices = [(NO_HUMAN, NO_HUMAN)] + [(f"{n} · {role_of[n]}" if n in role_of else n, n) for n in names]
+    return gr.update(choices=choices, value=current if current in names else NO_HUMAN)
 
 
 def config_from_form(fields: dict[str, Any]) -> DebateConfig:
@@ -354,39 +379,3 @@ def _roles(text: str, names: list[str]) -> dict[str, str]:
             raise FormError(f"role line {line.strip()[:40]!r} must read Name: role, with one of the agents' names")
         roles[name.strip()] = role.strip()
     return roles
-
-
-_FIELDS = {"text": "the question", "answer": "the correct answer", "persona": "a persona", "name": "an agent's name"}
-
-
-def _where(loc: tuple[Any, ...], names: list[str]) -> str:
-    """A pydantic location in the person's words: ``('question', 'options', 2)`` -> "option C"."""
-    parts = [part for part in loc if not (isinstance(part, str) and part.startswith(("function-", "constrained-")))]
-    if parts[:1] in (["options"], ["text"], ["context"]):  # raised by the Question model, before the config
-        parts = ["question", *parts]
-    if parts[:2] == ["question", "options"] and len(parts) > 2 and isinstance(parts[2], int):
-        return f"option {chr(ord('A') + parts[2])}" if parts[2] < 26 else f"option {parts[2] + 1}"
-    if parts[:1] == ["agents"] and len(parts) > 2 and isinstance(parts[1], int) and parts[1] < len(names):
-        return f"{_FIELDS.get(str(parts[2]), str(parts[2]))} of {names[parts[1]]}"
-    if parts[:1] == ["question"] and len(parts) > 1:
-        return _FIELDS.get(str(parts[1]), f"the question's {parts[1]}")
-    if len(parts) == 1 and str(parts[0]) in _FIELDS:  # raised by an agent's own model
-        return _FIELDS[str(parts[0])]
-    return " ".join(str(part).replace("_", " ") for part in parts)
-
-
-def friendly(error: Any, names: list[str]) -> str:
-    """One validation error as a sentence for the person: where, and what is wrong, without pydantic's wording."""
-    where = _where(tuple(error.get("loc", ())), names)
-    kind, ctx, value = error.get("type", ""), error.get("ctx") or {}, error.get("input")
-    if kind in ("string_too_long", "too_long") and isinstance(value, str):
-        what = f"is {len(value):,} characters long; the limit is {ctx.get('max_length', 0):,}"
-    elif kind in ("string_too_short", "too_short"):
-        what = "is empty"
-    elif kind == "too_long":
-        what = f"has too many entries; the limit is {ctx.get('max_length', 0):,}"
-    else:
-        what = str(error.get("msg", "is not valid")).removeprefix("Value error, ").removeprefix("Assertion failed, ")
-        if what[:1].isupper() and not what[:2].isupper():
-            what = what[0].lower() + what[1:]
-    return f"{where}: {what}" if where else what

@@ -4,7 +4,8 @@ What it does: ``DebateView.from_events(events)`` (or ``apply(event)`` one at a
 time) turns the engine's events into plain data the renderers draw: the
 agents (with their roles) and their colours, the transcript as lines (each
 utterance with its disclosed units, its discarded ones, whether it was cut
-off, suspended, resumed or revised; silent turns; phases; points of
+off, suspended, resumed or revised, and where a unit ends inside a word, so
+token chunks are drawn as the text had them; silent turns; phases; points of
 information and questions; analyses), every agent's latest plan, the urgency
 history, listener decisions with their probabilities, the answer
 trajectories against public tokens, signals and compressions per agent, the
@@ -69,6 +70,27 @@ class Utterance:
     total: int = 0
     error: str | None = None
     checks: dict[int, list[str]] = field(default_factory=dict)  # unit index -> listeners' private decisions
+    gaps: list[str] = field(default_factory=list)  # unit index -> what follows it in the text: " ", or "" mid-word
+
+    def gap(self, index: int) -> str:
+        """What follows unit ``index`` on the page: nothing where it ends mid-word (a token chunk), else a space."""
+        return self.gaps[index] if 0 <= index < len(self.gaps) else " "
+
+
+def unit_gaps(text: str, units: tuple[str, ...] | list[str]) -> list[str]:
+    """For each unit, a space if the text goes on after it with whitespace (or ends), else "" (it ends mid-word).
+
+    Units are stripped pieces of ``text`` in order; a unit that is not found (a person's edited words) gets a space.
+    """
+    gaps, end = [], 0
+    for unit in units:
+        found = text.find(unit, end) if unit else -1
+        if found < 0:
+            gaps.append(" ")
+            continue
+        end = found + len(unit)
+        gaps.append("" if end < len(text) and not text[end].isspace() else " ")
+    return gaps
 
 
 @dataclass
@@ -195,6 +217,7 @@ class DebateView(EventFold):
             interrupting=event.interrupting,
             total=len(event.units),
             error=event.error,
+            gaps=unit_gaps(event.text, event.units),
         )
         self.utterances[event.utterance_id] = utterance
         if not event.units:  # the floor given back with nothing said: shown, with why
@@ -228,6 +251,7 @@ class DebateView(EventFold):
         utterance = self.utterances[event.utterance_id]
         utterance.revised += 1
         utterance.discarded.extend(event.discarded)
+        del utterance.gaps[len(utterance.disclosed) :]  # the new rest's pieces are not in the text: spaces
         utterance.total = len(utterance.disclosed) + len(event.units)
 
     def _utterance_completed(self, event: UtteranceCompleted) -> None:

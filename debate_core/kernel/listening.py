@@ -30,6 +30,7 @@ class ListenerMoves:
     """Listening moves of the table (see the module docstring)."""
 
     forced: dict[tuple[str, int, int], bool]
+    forced_left: set[tuple[str, int, int]]
 
     def emit(self, cls: Any, **fields: Any) -> Any:  # provided by Table
         raise NotImplementedError
@@ -41,9 +42,11 @@ class ListenerMoves:
         self, listeners: Sequence[str], floor: Floor, policy: InterruptPolicy, view: Callable[[str], Any]
     ) -> dict[str, ListenerDecision]:
         """Each listener's decision after the floor's last disclosed unit, under ``policy``."""
+        asked = policy  # what decides where nothing is forced, and names those decisions
         if self.forced:
             policy = ForcedPolicy(self.forced, otherwise=policy)
         decided = policy.decide(cast("Table", self), listeners, floor, view)
+        self.forced_left -= {(name, floor.utterance_id, floor.disclosed - 1) for name in listeners}
         events = {}
         for name in listeners:
             item = decided[name]
@@ -56,7 +59,7 @@ class ListenerMoves:
                 utterance_id=floor.utterance_id,
                 unit_index=floor.disclosed - 1,
                 interrupt=item.decision.interrupt,
-                policy=item.policy or policy.name,
+                policy=item.policy or asked.name,
                 p_interrupt=item.p_interrupt,
                 text=item.decision.text,
                 **self._reply_fields(reply),

@@ -205,7 +205,8 @@ class RandomPolicy(InterruptPolicy):
             if options == 0:
                 decided[name] = Decided(Decision(False), 0.0)
                 continue
-            rng = random.Random(f"{table.config.seed}/random/{name}/{floor.utterance_id}")
+            salt = f"/{table.salt}" if table.salt else ""  # a rollout after a fork draws afresh
+            rng = random.Random(f"{table.config.seed}/random/{name}/{floor.utterance_id}{salt}")
             point = rng.randrange(options)
             hit = point == unit and unit < boundaries
             left = options - unit

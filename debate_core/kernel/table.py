@@ -23,7 +23,10 @@ the state and returns the event(s) to yield:
   debate, run it again with the same configuration (sampling is seeded per
   agent, turn and request kind, so the replay is identical) and ``forced``
   decisions at chosen ``(listener, utterance_id, unit_index)`` points: the
-  branch equals the original up to the first forced point.
+  branch equals the original up to the first forced point. With a
+  ``fork_salt``, everything sampled after the last forced point (generations,
+  random policies) is seeded differently per salt: several rollouts of one
+  branch share the prefix and differ after it (the tree sampler's rollouts).
 
 ``stop()`` (from any thread) cancels generations in flight, unblocks people's
 seats, and makes the next ``ask`` raise ``DebateStopped``: no model work
@@ -113,6 +116,7 @@ class Table(FloorMoves, ListenerMoves):
         roles: Mapping[str, str] | None = None,
         clock: Callable[[], float] = time.time,
         forced: Mapping[tuple[str, int, int], bool] | None = None,
+        fork_salt: int = 0,
     ) -> None:
         self.config = config
         self.router = router
@@ -121,6 +125,8 @@ class Table(FloorMoves, ListenerMoves):
         self.sentences = sentences
         self.roles = dict(roles or {})
         self.forced = dict(forced or {})
+        self.forced_left = set(self.forced)
+        self.fork_salt = fork_salt
         self.names = config.agent_names
         self.rng = random.Random(config.seed)
         self.turn = 0
@@ -155,6 +161,11 @@ class Table(FloorMoves, ListenerMoves):
     def last_line(self) -> HistoryLine | None:
         return self.history[-1] if self.history else None
 
+    @property
+    def salt(self) -> int:
+        """The fork salt once every forced decision has been taken (0 before, and without forcing)."""
+        return self.fork_salt if self.forced and not self.forced_left else 0
+
     # -- stopping ----------------------------------------------------------------------------
     def stop(self) -> None:
         """Stop the debate (thread-safe): cancel generations in flight, unblock waiting people."""
@@ -186,6 +197,7 @@ class Table(FloorMoves, ListenerMoves):
         if self.stop_requested:
             raise DebateStopped("the debate was stopped")
         views = {name: view(name) for name in who}
+        nonce += self.salt * 15_485_863
         started = time.perf_counter()
         results = run_batch(
             lambda name: self.router.backend_for(name, self.roles.get(name)),

@@ -6,7 +6,8 @@ default), a frozen ``Params`` model whose defaults are its paper's defaults,
 the ``roles`` it needs (``RoleSpec``: how many agents, whether a person may
 take the role), whether it ends on the public-token budget
 (``uses_budget``) and the ``requirements`` its variant and parameters put on
-the backends (``Requirement``: a capability, for which roles, and why). One
+the backends (``Requirement``: a capability, for which roles, and why) and the
+``seat_models`` it puts in some roles' seats (a fine-tuned listener). One
 instance runs one debate: ``run(table)`` is a generator that drives the
 kernel's moves and yields their events, and ends by yielding
 ``table.finish(...)``. ``conclude(table, reason)`` gives the final decision
@@ -109,6 +110,14 @@ class Protocol(ABC):
     def requirements(self) -> tuple[Requirement, ...]:
         """What this variant, with these parameters, needs from the backends."""
         return ()
+
+    def seat_models(self) -> Mapping[str, str]:
+        """Models this variant puts in roles' seats (role -> model id or path), e.g. a fine-tuned listener.
+
+        Whoever builds the backends gives those roles their own backend for that model
+        (``backends.factory.seat_router``); a debate whose backends do not serve them refuses to start.
+        """
+        return {}
 
     def unit_name(self, table: Table) -> str:
         """What a disclosed unit is (``DebateStarted.segmenter``)."""

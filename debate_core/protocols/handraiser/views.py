@@ -1,0 +1,98 @@
+"""What a HandRaiser role is shown when it is asked to act, and the public record it is built from.
+
+What it does: ``HandView`` bundles one request's view: the question, the
+role and title, the seat's private brief (a side's explanation), the answer
+this side argues and the other side's, the public record so far
+(``transcript``: one line per statement, a cut statement ending where it was
+cut), the side speaking now and the chunks heard so far this round
+(``partial``, for the moderator's decision), the round, and whether the
+speaker was asked to be concise. ``record_line`` writes one line of the
+record; ``spoken_from_events`` rebuilds the record from a stored debate's
+events, so a decision's prompt can be rebuilt at any chunk of any stored
+debate (the tree sampler's training examples) exactly as the moderator saw it.
+
+What it does not do: hold anything undisclosed: the record has what was
+said in public, and the briefs are each seat's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from debate_core.config import Question
+from debate_core.events.codec import Event
+from debate_core.events.types import Interrupted, UnitDisclosed, UtteranceGenerated
+
+CUT_MARK = "[cut off by the moderator]"
+
+
+@dataclass(frozen=True, slots=True)
+class HandView:
+    """One role's view at one request (see the module docstring)."""
+
+    agent: str
+    role: str
+    title: str
+    question: Question
+    persona: str = ""
+    brief: str = ""
+    position: str = ""
+    other_title: str = ""
+    other_position: str = ""
+    pro_position: str = ""
+    con_position: str = ""
+    transcript: tuple[str, ...] = ()
+    speaker: str = ""
+    partial: str = ""
+    concise: bool = False
+    round: int = 1
+    max_rounds: int = 10
+
+
+def record_line(title: str, text: str, *, cut: bool = False) -> str:
+    """One statement as the record keeps it (a cut statement is marked)."""
+    return f"{title}: {text.strip()}" + (f" {CUT_MARK}" if cut else "")
+
+
+def said_prefix(text: str, units: Sequence[str], disclosed: int) -> str:
+    """What was said of ``text`` once its first ``disclosed`` units were out, with its own spacing.
+
+    Units are stripped pieces of the text in order (a token chunk may end inside a word), so
+    joining them would lose or invent spaces; the prefix of the text itself keeps them.
+    """
+    end = 0
+    for unit in units[:disclosed]:
+        found = text.find(unit, end)
+        if found < 0:  # not a piece of this text (a person's edited words): fall back to joining
+            return " ".join(units[:disclosed])
+        end = found + len(unit)
+    return text[:end].strip()
+
+
+@dataclass
+class Spoken:
+    """One utterance of a stored debate as the record knows it."""
+
+    speaker: str
+    text: str
+    units: tuple[str, ...]
+    disclosed: int = 0
+    cut: bool = False
+
+    @property
+    def said(self) -> str:
+        return said_prefix(self.text, self.units, self.disclosed)
+
+
+def spoken_from_events(events: Iterable[Event]) -> dict[int, Spoken]:
+    """Every utterance of the events so far, by id, in order: what was disclosed, whether it was cut."""
+    spoken: dict[int, Spoken] = {}
+    for event in events:
+        if isinstance(event, UtteranceGenerated):
+            spoken[event.utterance_id] = Spoken(event.speaker, event.text, event.units)
+        elif isinstance(event, UnitDisclosed) and event.utterance_id in spoken:
+            spoken[event.utterance_id].disclosed = event.index + 1
+        elif isinstance(event, Interrupted) and event.utterance_id in spoken:
+            spoken[event.utterance_id].cut = True
+    return spoken
