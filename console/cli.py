@@ -39,7 +39,7 @@ from console.human import ask_line
 from console.listing import show_protocols
 from console.terminal import TerminalRenderer, make_console
 from debate_core.backends.base import Backend
-from debate_core.backends.factory import BackendSpec, backend_kinds, make_backend
+from debate_core.backends.factory import BackendSpec, backend_kinds, make_backend, seated
 from debate_core.backends.router import BackendRouter
 from debate_core.config import (
     DEFAULT_HISTORY_WINDOW,
@@ -249,7 +249,7 @@ def backend_from_args(args: argparse.Namespace, config: DebateConfig) -> Backend
     default = make_backend(spec, config)
     own = _pairs(args.model_for, "--model-for")
     if not own:
-        return default
+        return seated(default, spec, config)  # a model the variant seats (a learned listener), if any
     names = set(config.agent_names)
     by_agent: dict[str, Backend] = {}
     by_role: dict[str, Backend] = {}

@@ -31,7 +31,7 @@ from experiments import handraiser_report
 from experiments.compare import KIND, CompareSpec
 from experiments.images import export_png
 
-__all__ = ["KIND", "Outcome", "drift", "outcomes", "report_markdown", "summarise", "write_report"]
+__all__ = ["KIND", "Outcome", "drift", "full_markdown", "outcomes", "report_markdown", "summarise", "write_report"]
 from experiments.metrics import Accuracy
 from experiments.runner import ExperimentError
 from storage import Store
@@ -221,15 +221,24 @@ def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) 
     return "\n".join(lines)
 
 
+def full_markdown(
+    store: Store, experiment_id: str, spec: CompareSpec, model_id: str, found: Sequence[Outcome]
+) -> tuple[str, list[handraiser_report.PolicyRow]]:
+    """The report's text with every protocol's own section (HandRaiser's policies), and those rows."""
+    text = report_markdown(spec, model_id, found)
+    rows = handraiser_report.policy_rows(store, store.experiments.runs(experiment_id), spec.systems)
+    if rows:
+        text += "\n".join(handraiser_report.section(rows))
+    return text, rows
+
+
 def write_report(store: Store, experiment_id: str, out: Path) -> Path:
     spec, found = outcomes(store, experiment_id)
     record = store.experiments.get(experiment_id)
     assert record is not None
     out.mkdir(parents=True, exist_ok=True)
-    text = report_markdown(spec, record.model_id, found)
-    rows = handraiser_report.policy_rows(store, store.experiments.runs(experiment_id), spec.systems)
+    text, rows = full_markdown(store, experiment_id, spec, record.model_id, found)
     if rows:
-        text += "\n".join(handraiser_report.section(rows))
         drawn = handraiser_report.figures(rows)
         for stem, figure in drawn:
             figure.write_html(out / f"{stem}.html", include_plotlyjs="cdn")

@@ -256,3 +256,36 @@ def test_parliament_runs_from_the_terminal_with_a_point_of_information_and_its_r
     reply = next(e for e in events if e.type == "utterance_generated" and e.kind == "poi_reply")
     assert (point.kind, point.author, reply.speaker) == ("point_of_information", "Chris", "Alex")
     assert "point of information" in result.stdout and "Final answer: B" in result.stdout
+
+
+def test_handraisers_learned_listener_takes_the_moderators_seat_from_its_parameter(tmp_path):
+    from console.cli import backend_from_args, build_parser, config_from_args
+    from debate_core.backends import BackendRouter
+
+    args = build_parser().parse_args(
+        [
+            "run",
+            "--backend",
+            "transformers",
+            "--protocol",
+            "handraiser",
+            "--variant",
+            "learned",
+            "--param",
+            "listener=listeners/l1",
+        ]
+    )
+    config = config_from_args(args)
+    backend = backend_from_args(args, config)
+    assert isinstance(backend, BackendRouter)
+    assert backend.backend_for("Jenny", "moderator").model_id == "listeners/l1"
+    assert backend.backend_for("Alex", "pro").model_id.startswith("SmolLM2-135M")
+    out = tmp_path / "h.jsonl"
+    result = run_cli(
+        "--protocol", "handraiser", "--variant", "learned", "--param", "listener=listeners/l1",
+        "--backend", "scripted", "--events-jsonl", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    events = list(read_jsonl(out))
+    assert events[0].model_id == "scripted-demo (+ listeners/l1)"
+    assert any(e.type == "listener_decision" and e.policy == "prompted" for e in events)

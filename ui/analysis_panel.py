@@ -119,7 +119,7 @@ def build_analysis(store: Any) -> AnalysisPanel:
                     debate.final_answer or "-", "yes" if outcome.correct else "no",
                 ]
             )  # fmt: skip
-        return [compare_report.report_markdown(spec, model_id, found), rows]
+        return [compare_report.full_markdown(store, experiment_id, spec, model_id, found)[0], rows]
 
     def report_zip(experiment_id: str | None, grid: float) -> str | None:
         if not experiment_id:

@@ -37,7 +37,8 @@ from typing import Any
 
 from debate_core import Debate, DebateConfig, HumanChannel, HumanSeat
 from debate_core.backends.base import Backend
-from debate_core.backends.factory import BackendSpec, make_backend
+from debate_core.backends.factory import BackendSpec, make_backend, seated
+from debate_core.backends.router import BackendRouter
 from debate_core.errors import BackendError, DebateError
 from debate_core.events import Event, Intervention, SilentTurn, UnitDisclosed
 from debate_core.log import logger
@@ -55,12 +56,14 @@ _SESSIONS: dict[str, LiveSession] = {}
 _SESSIONS_LOCK = threading.Lock()
 
 
-def backend_for(choice: str, config: DebateConfig, model: str = "") -> Backend:
-    """The backend a session asked for (``ConfigError`` when it cannot be had)."""
+def backend_for(choice: str, config: DebateConfig, model: str = "") -> Backend | BackendRouter:
+    """The backend a session asked for, with any model the variant seats in a role (HandRaiser's
+    learned listener); ``ConfigError`` when it cannot be had."""
     if choice == SCRIPTED:
-        return make_backend(BackendSpec("scripted"), config)
-    key = model.strip() if choice != EMBEDDED and model.strip() else None
-    return make_backend(BackendSpec("transformers", model=key), config)
+        spec = BackendSpec("scripted")
+    else:
+        spec = BackendSpec("transformers", model=model.strip() if choice != EMBEDDED and model.strip() else None)
+    return seated(make_backend(spec, config), spec, config)
 
 
 def find(debate_id: str) -> LiveSession | None:
@@ -88,7 +91,7 @@ class LiveSession:
     def __init__(
         self,
         config: DebateConfig,
-        backend: Backend,
+        backend: Backend | BackendRouter,
         *,
         store: Any = None,
         human: str | None = None,
@@ -97,7 +100,7 @@ class LiveSession:
         grace_s: float = DEFAULT_GRACE_S,
     ) -> None:
         self.config = config
-        self.backend = backend
+        self.backend = backend.default if isinstance(backend, BackendRouter) else backend  # loaded up front
         self.store = store
         self.channel = HumanChannel() if human else None
         seats = {}

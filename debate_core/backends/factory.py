@@ -10,17 +10,24 @@ a backend:
 * any name an installed package registers in the entry-point group
   ``interruptible_debate.backends`` (a callable ``(spec, config) -> Backend``).
 
+``seated(default, spec, config)`` adds the models a protocol variant puts in
+some roles' seats (``Protocol.seat_models()``, e.g. HandRaiser's fine-tuned
+listener): a ``BackendRouter`` with one backend of the same kind per such
+model (with the scripted backend, the demo script under the model's name),
+or ``default`` unchanged when the variant seats none.
+
 What it does not do: load a model (backends load lazily, on first use).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import entry_points
 from typing import Any
 
 from debate_core.backends.base import Backend
+from debate_core.backends.router import BackendRouter
 from debate_core.backends.scripted import Responder, ScriptedBackend
 from debate_core.config import DebateConfig
 from debate_core.errors import ConfigError
@@ -82,3 +89,22 @@ def make_backend(
     if not isinstance(backend, Backend):
         raise ConfigError(f"backend plug-in {spec.kind} returned a {type(backend).__name__}, not a Backend")
     return backend
+
+
+def seated(default: Backend, spec: BackendSpec, config: DebateConfig) -> Backend | BackendRouter:
+    """``default``, with its own backend for each model the configured variant seats in a role."""
+    from debate_core.protocols.registry import protocol_class, resolve
+
+    models = resolve(config)[1].seat_models()
+    if not models:
+        return default
+    by_role: dict[str, Backend] = {}
+    for role, model in models.items():
+        if spec.kind == "scripted":
+            responder = protocol_class(config.protocol).demo_responder(config)
+            if responder is None:
+                raise ConfigError(f"protocol {config.protocol} has no scripted demo to seat as {model}")
+            by_role[role] = ScriptedBackend(responder, model_id=model)
+        else:
+            by_role[role] = make_backend(replace(spec, model=model), config)
+    return BackendRouter(default, by_role=by_role)
