@@ -98,7 +98,7 @@ class HandRaiserDemo:
         who = speaker.group(1) if speaker else ""
         record = self._record(prompt).split(f"{who} is speaking now", 1)[0]
         before = re.search(rf"^{who}: ", record, re.MULTILINE) is not None
-        partial = heard.split("Have you heard enough", 1)[0]
+        partial = heard
         chunks_heard = partial.count(".") + 1
         yes = DECISIVE in partial or (before and chunks_heard >= 1 and DECISIVE not in record)
         return ScriptedReply(

@@ -3,9 +3,10 @@
 What it does: ``render(template, view)`` reads ``prompts/<template>.txt`` once
 (cached) and fills it with ``string.Template`` (``${field}``), so JSON braces
 need no escaping and what agents and people said is inserted verbatim. The
-moderator's decision prompt is append-only (the record, then the chunks heard
-this round, then the question), so that a backend's prefix cache makes each
-check cost about one chunk of prefill and one token of decoding.
+moderator's decision prompt is append-only (the record, the question, then
+the chunks heard so far this round, last), so that a backend's prefix cache
+makes each check after a statement's first cost about one chunk of prefill
+plus the chat template's closing tokens, and one token of decoding.
 
 What it does not do: choose who is asked or what a view holds (``loop``),
 or parse replies (``forms``).
