@@ -46,6 +46,7 @@ from debate_core.events import (
     UtteranceRevised,
 )
 from debate_core.events.fold import EventFold
+from debate_core.kernel.chunkers import unit_spans
 from debate_core.protocols.registry import uses_budget
 
 PALETTE = ("#2563eb", "#db2777", "#059669", "#d97706", "#7c3aed", "#dc2626")
@@ -82,14 +83,10 @@ def unit_gaps(text: str, units: tuple[str, ...] | list[str]) -> list[str]:
 
     Units are stripped pieces of ``text`` in order; a unit that is not found (a person's edited words) gets a space.
     """
-    gaps, end = [], 0
-    for unit in units:
-        found = text.find(unit, end) if unit else -1
-        if found < 0:
-            gaps.append(" ")
-            continue
-        end = found + len(unit)
-        gaps.append("" if end < len(text) and not text[end].isspace() else " ")
+    gaps = []
+    for span in unit_spans(text, units):
+        end = span[1] if span is not None else None
+        gaps.append("" if end is not None and end < len(text) and not text[end].isspace() else " ")
     return gaps
 
 

@@ -28,7 +28,7 @@ decide when units are disclosed (protocols do).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from debate_core.backends.base import TokenSpan
@@ -70,6 +70,25 @@ def tidy_units(pieces: list[str]) -> tuple[str, ...]:
             leading = []
         units.append(piece)
     return tuple(units)
+
+
+def unit_spans(text: str, units: Sequence[str]) -> list[tuple[int, int] | None]:
+    """Where each unit lies in ``text``: units are stripped pieces of it, in order (``tidy_units``).
+
+    A unit that is not a piece of the text (a person's edited words) has None. Readers use the
+    spans to put units back together with the text's own spacing, since a token chunk may end
+    inside a word.
+    """
+    spans: list[tuple[int, int] | None] = []
+    end = 0
+    for unit in units:
+        found = text.find(unit, end) if unit else -1
+        if found < 0:
+            spans.append(None)
+            continue
+        end = found + len(unit)
+        spans.append((found, end))
+    return spans
 
 
 class WholeMessage:

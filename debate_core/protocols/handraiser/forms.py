@@ -24,10 +24,11 @@ What it does not do: decide when each is asked (``loop``) or word prompts
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from debate_core.backends.base import Message
 from debate_core.kernel.forms import FieldSpec, Form, FormInvalid
 from debate_core.kernel.policies import Decision, decision_form
 from debate_core.kernel.replies import load_object
@@ -35,31 +36,54 @@ from debate_core.protocols.handraiser.params import HandRaiserParams
 from debate_core.protocols.handraiser.prompting import render
 from debate_core.protocols.handraiser.views import HandView
 
+V = TypeVar("V")
 SIDES = ("pro", "con")
 MAX_STATEMENT_CHARS = 4_000
 
 
-def _statement(cap: int) -> Form[HandView, str]:
-    def parse(raw: str, view: HandView) -> tuple[str, str | None]:
+def text_form(
+    kind: str,
+    description: str,
+    render: Callable[[V], tuple[Message, ...]],
+    *,
+    noun: str,
+    label: str,
+    cap: int,
+    max_chars: int = MAX_STATEMENT_CHARS,
+    describe: Callable[[V], str] = lambda view: "",
+) -> Form[V, str]:
+    """Plain prose, whitespace collapsed, capped at ``cap`` tokens; fallback: nothing (empty text)."""
+
+    def parse(raw: str, view: V) -> tuple[str, str | None]:
         text = " ".join(raw.split())
         if not any(ch.isalnum() for ch in text):
-            raise FormInvalid("an empty statement")
+            raise FormInvalid(f"an empty {noun}")
         return text, None
 
     return Form(
-        kind="statement",
-        description="a side's statement to the moderator",
-        render=lambda view: render("statement", view),
+        kind=kind,
+        description=description,
+        render=render,
         parse=parse,
         fallback=lambda view: "",
-        fields=lambda view: (
-            FieldSpec("text", "text", "Your statement", max_chars=MAX_STATEMENT_CHARS, words=True, noun="statement"),
-        ),
+        fields=lambda view: (FieldSpec("text", "text", label, max_chars=max_chars, words=True, noun=noun),),
         from_human=lambda values, view: str(values["text"]),
         human_raw=str,
-        describe=lambda view: f"Your statement for {view.position}",
+        describe=describe,
         token_cap=lambda config: min(config.max_new_tokens, cap),
-        template="statement",
+        template=kind,
+    )
+
+
+def _statement(cap: int) -> Form[HandView, str]:
+    return text_form(
+        "statement",
+        "a side's statement to the moderator",
+        lambda view: render("statement", view),
+        noun="statement",
+        label="Your statement",
+        cap=cap,
+        describe=lambda view: f"Your statement for {view.position}",
     )
 
 

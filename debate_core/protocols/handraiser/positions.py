@@ -26,6 +26,7 @@ from debate_core.backends.base import Message
 from debate_core.config import Question
 from debate_core.kernel.forms import FieldSpec, Form, FormInvalid
 from debate_core.kernel.replies import load_object
+from debate_core.protocols.handraiser.forms import text_form
 from debate_core.protocols.handraiser.prompting import template
 from debate_core.protocols.handraiser.sides import position
 
@@ -94,22 +95,14 @@ def confusing_form() -> Form[PositionView, str]:
 
 
 def explanation_form(cap: int = 160) -> Form[PositionView, str]:
-    def parse(raw: str, view: PositionView) -> tuple[str, str | None]:
-        text = " ".join(raw.split())
-        if not any(ch.isalnum() for ch in text):
-            raise FormInvalid("an empty explanation")
-        return text, None
-
-    return Form(
-        kind="explain",
-        description="the case for an answer",
-        render=lambda view: _messages("explain", view),
-        parse=parse,
-        fallback=lambda view: "",
-        fields=lambda view: (FieldSpec("text", "text", "The case for this answer", max_chars=2_000),),
-        from_human=lambda values, view: str(values["text"]),
-        token_cap=lambda config: min(config.max_new_tokens, cap),
-        template="explain",
+    return text_form(
+        "explain",
+        "the case for an answer",
+        lambda view: _messages("explain", view),
+        noun="explanation",
+        label="The case for this answer",
+        cap=cap,
+        max_chars=2_000,
     )
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from debate_core.config import Question
 from debate_core.events.codec import Event
 from debate_core.events.types import Interrupted, UnitDisclosed, UtteranceGenerated
+from debate_core.kernel.chunkers import unit_spans
 
 CUT_MARK = "[cut off by the moderator]"
 
@@ -61,12 +62,10 @@ def said_prefix(text: str, units: Sequence[str], disclosed: int) -> str:
     Units are stripped pieces of the text in order (a token chunk may end inside a word), so
     joining them would lose or invent spaces; the prefix of the text itself keeps them.
     """
-    end = 0
-    for unit in units[:disclosed]:
-        found = text.find(unit, end)
-        if found < 0:  # not a piece of this text (a person's edited words): fall back to joining
-            return " ".join(units[:disclosed])
-        end = found + len(unit)
+    spans = unit_spans(text, units[:disclosed])
+    if any(span is None for span in spans):  # not pieces of this text (a person's edited words): join them
+        return " ".join(units[:disclosed])
+    end = spans[-1][1] if spans and spans[-1] is not None else 0
     return text[:end].strip()
 
 
