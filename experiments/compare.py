@@ -2,10 +2,12 @@
 
 What it does: ``CompareSpec`` names the systems to compare (``protocol/variant``,
 e.g. ``parliament/cot``, ``parliament/british``, ``kimura/interruptible``), the
-questions (a seeded sample of MMLU and of StrategyQA, posed as Yes/No options),
-each protocol's parameters, and the generation settings every system shares
-(seed, temperature, token caps, the public-token budget of the protocols that
-use one). ``CompareRunner(spec, store, backend).run()`` registers the study
+questions (a seeded sample of MMLU, of StrategyQA, posed as Yes/No options,
+of each BIG-Bench Hard task named, ``bbh`` per task, of GSM8K, free-form with
+a number as the answer, and of GPQA Diamond, four options), each protocol's
+parameters, and the generation settings every system shares (seed,
+temperature, token caps, the public-token budget of the protocols that use
+one). ``CompareRunner(spec, store, backend).run()`` registers the study
 (a rerun with a different specification stops with what changed), builds one
 debate per (question, system) with a deterministic id and the same seed for
 every system of a question, skips debates already finished, runs the rest
@@ -16,7 +18,8 @@ Kimura's three debaters are Alex, Chris and Jenny, starting from their own
 generated answers).
 
 What it does not do: compute results (``compare_report``) or load data
-itself beyond calling the loaders (``mmlu``, ``strategyqa``).
+itself beyond calling the loaders (``mmlu``, ``strategyqa``, ``bbh``,
+``gsm8k``, ``gpqa``).
 """
 
 from __future__ import annotations
@@ -28,15 +31,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from debate_core.backends.base import Backend
 from debate_core.backends.router import BackendRouter
 from debate_core.config import AgentSpec, DebateConfig, PromptLayout, Question
 from debate_core.debate import Debate
 from debate_core.errors import ConfigError
+from debate_core.protocols.base import RoleSpec
 from debate_core.protocols.handraiser.positions import Positions, sides_for
 from debate_core.protocols.registry import protocol_class, resolve
+from experiments.bbh import DEFAULT_TASKS as DEFAULT_BBH_TASKS
+from experiments.bbh import check_tasks
 from experiments.runner import Progress, SilentProgress
 from experiments.workers import ExperimentError, StudyDebates, register_study, run_pool
 from storage import Store
@@ -58,6 +64,10 @@ class CompareSpec(BaseModel):
     systems: tuple[str, ...] = DEFAULT_SYSTEMS
     mmlu: int = Field(default=5, ge=0, le=20_000)
     strategyqa: int = Field(default=5, ge=0, le=5_000)
+    bbh: int = Field(default=0, ge=0, le=50_000)  # questions per BBH task
+    bbh_tasks: tuple[str, ...] = DEFAULT_BBH_TASKS
+    gsm8k: int = Field(default=0, ge=0, le=20_000)
+    gpqa: int = Field(default=0, ge=0, le=20_000)
     seed: int = Field(default=0, ge=0, lt=2**31)
     temperature: float = Field(default=0.0, ge=0.0, le=5.0)
     max_new_tokens: int = Field(default=512, ge=16, le=100_000)
@@ -90,6 +100,17 @@ class CompareSpec(BaseModel):
             if unknown:
                 raise ValueError(f"{system}: {protocol} has no parameter {unknown[0]!r}")
         return tuple(dict.fromkeys(value))
+
+    @field_validator("bbh_tasks")
+    @classmethod
+    def _bbh_tasks(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return check_tasks(value)  # a BbhError is a ValueError: the field's validation error names the task
+
+    @model_validator(mode="after")
+    def _bbh_needs_tasks(self) -> CompareSpec:
+        if self.bbh and not self.bbh_tasks:
+            raise ValueError("bbh questions asked for but no BBH task named (bbh_tasks)")
+        return self
 
     def differences(self, other: CompareSpec) -> list[str]:
         mine, theirs = self.model_dump(mode="json"), other.model_dump(mode="json")
@@ -148,16 +169,21 @@ def system_parts(system: str) -> tuple[str, str, dict[str, Any]]:
 
 
 def agents_for(protocol: str, variant: str | None) -> tuple[AgentSpec, ...]:
-    """Agents named for the variant's roles (Prover, Critic); three debaters for a protocol without roles."""
+    """Agents named for the variant's roles (Prover, Critic; Debater1, Debater2, Observer); three debaters
+    for a protocol without roles, and three in a role without an upper bound (the parallel baseline)."""
     cls = protocol_class(protocol)
     instance = cls(variant or cls.default_variant(), cls.Params())
     specs = instance.role_specs()
     if not specs:
         return tuple(AgentSpec(name=name) for name in KIMURA_AGENTS[: max(instance.min_agents, 3)])
+
+    def seats(spec: RoleSpec) -> int:
+        return spec.minimum if spec.maximum is not None else max(spec.minimum, 3)
+
     return tuple(
-        AgentSpec(name=spec.name.capitalize() + (f"{i + 1}" if spec.minimum > 1 else ""), role=spec.name)
+        AgentSpec(name=spec.name.capitalize() + (f"{i + 1}" if seats(spec) > 1 else ""), role=spec.name)
         for spec in specs
-        for i in range(spec.minimum)
+        for i in range(seats(spec))
     )
 
 
@@ -190,6 +216,44 @@ def strategyqa_items(n: int, seed: int, data: str | None = None) -> list[Item]:
     for q in chosen:
         digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
         items.append(Item("strategyqa", f"strategyqa:{q.index}:{digest}", "strategyqa", q.question()))
+    return items
+
+
+def bbh_items(tasks: Sequence[str], n_per_task: int, seed: int, data: str | None = None) -> list[Item]:
+    """``n_per_task`` questions of each BBH task, seeded per task; ``data``: a folder of task files."""
+    from experiments.bbh import load_bbh, sample
+
+    if not n_per_task:
+        return []
+    items = []
+    for questions in load_bbh(tasks, path=data).values():
+        for q in sample(questions, n_per_task, seed=seed):
+            digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
+            items.append(Item("bbh", f"bbh:{q.task}:{q.index}:{digest}", q.task, q.question()))
+    return items
+
+
+def gsm8k_items(n: int, seed: int, data: str | None = None) -> list[Item]:
+    """``n`` seeded GSM8K questions (free-form, the final number as the answer); ``data``: a JSON-lines file."""
+    from experiments.gsm8k import load_gsm8k, sample
+
+    chosen = sample(load_gsm8k(data), n, seed=seed) if n else []
+    items = []
+    for q in chosen:
+        digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
+        items.append(Item("gsm8k", f"gsm8k:{q.index}:{digest}", "gsm8k", q.question()))
+    return items
+
+
+def gpqa_items(n: int, seed: int, data: str | None = None) -> list[Item]:
+    """``n`` seeded GPQA Diamond questions (options shuffled per row); ``data``: GPQA's CSV file."""
+    from experiments.gpqa import load_gpqa, sample
+
+    chosen = sample(load_gpqa(data), n, seed=seed) if n else []
+    items = []
+    for q in chosen:
+        digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
+        items.append(Item("gpqa", f"gpqa:{q.index}:{digest}", "gpqa", q.question()))
     return items
 
 

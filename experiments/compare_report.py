@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from debate_core.events import DebateEnded, Event, ListenerDecision, UtteranceGenerated
-from experiments import handraiser_report
+from experiments import ace_report, handraiser_report, sid_report
 from experiments.compare import KIND, CompareSpec
 from experiments.images import export_png
 
@@ -177,13 +177,24 @@ def drift(spec: CompareSpec, found: Sequence[Outcome]) -> list[Drift]:
     return result
 
 
+def _questions(spec: CompareSpec) -> str:
+    parts = [f"{spec.mmlu} MMLU", f"{spec.strategyqa} StrategyQA"]
+    if spec.bbh:
+        parts.append(f"{spec.bbh} per BIG-Bench task ({', '.join(spec.bbh_tasks)})")
+    if spec.gsm8k:
+        parts.append(f"{spec.gsm8k} GSM8K")
+    if spec.gpqa:
+        parts.append(f"{spec.gpqa} GPQA Diamond")
+    return ", ".join(parts) + " questions"
+
+
 def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) -> str:
     rows = summarise(spec, found)
     lines = [
         f"# Comparison study `{spec.experiment_id}`",
         "",
         f"Model `{model_id}`; systems {', '.join(f'`{s}`' for s in spec.systems)}; "
-        f"{spec.mmlu} MMLU and {spec.strategyqa} StrategyQA questions (seed {spec.seed}); temperature "
+        f"{_questions(spec)} (seed {spec.seed}); temperature "
         f"{spec.temperature:g}; at most {spec.max_new_tokens} new tokens per call. Every system of a question "
         "runs with the same seed. Scoring is exact (option labels), never containment.",
         "",
@@ -224,11 +235,15 @@ def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) 
 def full_markdown(
     store: Store, experiment_id: str, spec: CompareSpec, model_id: str, found: Sequence[Outcome]
 ) -> tuple[str, list[handraiser_report.PolicyRow]]:
-    """The report's text with every protocol's own section (HandRaiser's policies), and those rows."""
+    """The report's text with every protocol's own section (HandRaiser's policies, ACE's tables), and
+    HandRaiser's rows (for its figures)."""
     text = report_markdown(spec, model_id, found)
-    rows = handraiser_report.policy_rows(store, store.experiments.runs(experiment_id), spec.systems)
+    runs = store.experiments.runs(experiment_id)
+    rows = handraiser_report.policy_rows(store, runs, spec.systems)
     if rows:
         text += "\n".join(handraiser_report.section(rows))
+    text += "\n".join(ace_report.section(ace_report.ace_debates(store, runs, spec.systems), spec.systems))
+    text += "\n".join(sid_report.section(sid_report.sid_debates(store, runs, spec.systems), spec.systems))
     return text, rows
 
 
@@ -238,14 +253,16 @@ def write_report(store: Store, experiment_id: str, out: Path) -> Path:
     assert record is not None
     out.mkdir(parents=True, exist_ok=True)
     text, rows = full_markdown(store, experiment_id, spec, record.model_id, found)
-    if rows:
-        drawn = handraiser_report.figures(rows)
+    drawn = list(handraiser_report.figures(rows)) if rows else []
+    gate = sid_report.figure(sid_report.sid_debates(store, store.experiments.runs(experiment_id), spec.systems))
+    if gate is not None:
+        drawn.append(("sid_gate_statistic", gate))
+    if drawn:
         for stem, figure in drawn:
             figure.write_html(out / f"{stem}.html", include_plotlyjs="cdn")
         why = export_png([(figure, out / f"{stem}.png") for stem, figure in drawn])
-        if drawn:
-            links = ", ".join(f"[{stem}]({stem}.html)" + ("" if why else f" ([png]({stem}.png))") for stem, _ in drawn)
-            text += f"\nFigures: {links}.\n" + (f"(No PNGs: {why}.)\n" if why else "")
+        links = ", ".join(f"[{stem}]({stem}.html)" + ("" if why else f" ([png]({stem}.png))") for stem, _ in drawn)
+        text += f"\nFigures: {links}.\n" + (f"(No PNGs: {why}.)\n" if why else "")
     (out / "report.md").write_text(text, encoding="utf-8")
     with open(out / "debates.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)

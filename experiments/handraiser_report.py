@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 
 import plotly.graph_objects as go
 
-from debate_core.events import DebateEnded, UtteranceGenerated
+from debate_core.events import UtteranceGenerated
 from debate_core.protocols.handraiser.cost import Cost, debate_cost
 from experiments.metrics import Accuracy
+from experiments.workers import finished_debates
 from storage import Store
 from storage.experiments import RunRecord
 
@@ -64,17 +65,7 @@ class PolicyRow:
 def policy_rows(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> list[PolicyRow]:
     """One row per HandRaiser system, in the study's order (see the module docstring)."""
     folded: dict[str, list[tuple[bool, Cost, int]]] = {s: [] for s in systems if s.startswith(PREFIX)}
-    for run in runs:
-        if run.condition not in folded:
-            continue
-        try:
-            if store.debate(run.debate_id).status != "finished":
-                continue
-        except KeyError:
-            continue
-        events = store.events(run.debate_id)
-        end = events[-1]
-        assert isinstance(end, DebateEnded)
+    for run, events, end in finished_debates(store, runs, folded.__contains__):
         long = [e for e in events if isinstance(e, UtteranceGenerated) and e.kind == "statement" and len(e.units) > 1]
         folded[run.condition].append((bool(end.correct), debate_cost(events), len(long)))
     rows = []

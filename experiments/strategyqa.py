@@ -30,8 +30,6 @@ import logging
 import os
 import random
 import re
-import shutil
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +38,8 @@ from typing import TypeGuard
 from pydantic import ValidationError
 
 from debate_core.config import Question
-from experiments.sdist import SdistError, archive_name, download_sdist, extract_member
+from experiments.rows import usable_rows
+from experiments.sdist import SdistError, archive_name, extract_member, with_archive
 
 logger = logging.getLogger("experiments")
 
@@ -157,24 +156,9 @@ def _question_of(index: int, row: object) -> StrategyQaQuestion | None:
 
 def parse_rows(rows: Iterable[object], *, source: str = "rows") -> list[StrategyQaQuestion]:
     """Rows in BIG-bench's shape (input, target_scores, target) or ``{question, answer}``; unclear rows skipped."""
-    questions: list[StrategyQaQuestion] = []
-    skipped: list[int] = []
-    for index, row in enumerate(rows):
-        question = _question_of(index, row)
-        if question is None:
-            skipped.append(index)
-        else:
-            questions.append(question)
-    if skipped:
-        shown = ", ".join(str(i) for i in skipped[:10]) + (", ..." if len(skipped) > 10 else "")
-        logger.warning(
-            "StrategyQA: skipped %d of %d rows of %s without a question and one clear yes/no answer (rows %s)",
-            len(skipped),
-            len(skipped) + len(questions),
-            source,
-            shown,
-        )
-    return questions
+    return usable_rows(
+        rows, _question_of, dataset="StrategyQA", why="without a question and one clear yes/no answer", source=source
+    )
 
 
 # --- files ----------------------------------------------------------------------
@@ -270,31 +254,24 @@ def fetch_strategyqa(cache: str | Path | None = None, *, keep_archive: bool = Fa
     used instead of downloading.
     """
     folder = Path(cache).expanduser() if cache else default_cache()
-    folder.mkdir(parents=True, exist_ok=True)
-    target, kept = folder / TASK_FILE, folder / ARCHIVE_NAME
-    if kept.is_file():
-        _extract_member(kept, target)
-        return target
-    workdir = Path(tempfile.mkdtemp(prefix=".download-", dir=folder))
-    try:
-        archive = _download_archive(workdir, folder)
-        _extract_member(archive, target)
-        if keep_archive:
-            os.replace(archive, kept)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return target
+    target = folder / TASK_FILE
 
-
-def _download_archive(workdir: Path, folder: Path) -> Path:
-    try:
-        return download_sdist(PROJECT, VERSION, workdir)
-    except SdistError as error:
-        raise StrategyQaError(
+    def failed(error: SdistError) -> StrategyQaError:
+        return StrategyQaError(
             f"cannot download {REQUIREMENT} (StrategyQA's source) from the package index ({error}). "
             f"Check the network and pip's configuration, or pass StrategyQA's task.json or a JSON-lines file "
-            f"of {{question, answer}} rows (--data), or put task.json at {folder / TASK_FILE}"
-        ) from None
+            f"of {{question, answer}} rows (--data), or put task.json at {target}"
+        )
+
+    with_archive(
+        PROJECT,
+        VERSION,
+        folder,
+        lambda archive: _extract_member(archive, target),
+        keep_archive=keep_archive,
+        failed=failed,
+    )
+    return target
 
 
 def _extract_member(archive: Path, target: Path) -> None:

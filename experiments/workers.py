@@ -13,7 +13,8 @@ says whether a debate is already finished (an earlier attempt that did not
 finish is deleted, to be run again; one being recorded by another process
 stops the study), records one debate into the store under the experiment
 and maps its cell (``RunRecord``), and stops every running debate at its next
-turn boundary.
+turn boundary. ``finished_debates(store, runs, wanted)`` reads back the
+finished debates of some systems with their events, for the reports.
 
 What it does not do: know what a job is, or build a debate (the study runners
 do).
@@ -22,13 +23,14 @@ do).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from debate_core.backends.base import Backend
 from debate_core.backends.coalescing import CoalescingBackend
 from debate_core.debate import Debate
 from debate_core.errors import BackendError
+from debate_core.events import DebateEnded, Event
 from debate_core.log import logger
 from debate_core.status import DebateStatus
 from storage import Store
@@ -173,3 +175,21 @@ def run_pool(
     if failures:
         raise failures[0]
     return list(coalescing.batch_sizes) if coalescing is not None else []
+
+
+def finished_debates(
+    store: Store, runs: Sequence[RunRecord], wanted: Callable[[str], bool]
+) -> Iterator[tuple[RunRecord, list[Event], DebateEnded]]:
+    """Each finished debate of the runs whose system ``wanted`` accepts: its run, events and end."""
+    for run in runs:
+        if not wanted(run.condition):
+            continue
+        try:
+            if store.debate(run.debate_id).status != "finished":
+                continue
+        except KeyError:
+            continue
+        events = store.events(run.debate_id)
+        end = events[-1]
+        assert isinstance(end, DebateEnded)
+        yield run, events, end

@@ -289,3 +289,12 @@ def test_handraisers_learned_listener_takes_the_moderators_seat_from_its_paramet
     events = list(read_jsonl(out))
     assert events[0].model_id == "scripted-demo (+ listeners/l1)"
     assert any(e.type == "listener_decision" and e.policy == "prompted" for e in events)
+
+
+def test_the_terminal_shows_aces_analysis_acts_and_the_observers_pick(tmp_path):
+    result = run_cli("--protocol", "ace", "--variant", "no_analyze", "--backend", "scripted")
+    assert result.returncode == 0, result.stderr
+    assert "revise + withhold" in result.stdout  # each debater's acts
+    assert "picks B" in result.stdout and "Final answer: B" in result.stdout  # they disagree: the observer picks
+    full = run_cli("--protocol", "ace", "--backend", "scripted")
+    assert "match 1↔1; differ 2≠2" in full.stdout and "observer_stop" in full.stdout

@@ -1,7 +1,10 @@
 """The live tab: start a debate, watch it unit by unit, control it, take a seat and interrupt.
 
-What it does: lays out the transcript, budget, plans, charts and result next
-to the controls (start, demo debate, pause, resume, step one turn, stop,
+What it does: lays out the transcript, budget, plans, charts, result and,
+for a debate that answers in rounds (ACE, SID), the answers per round, and
+for a debate driven by self signals (SID) the confidence gauges and what
+each agent read (shown only once such events come) next to the
+controls (start, demo debate, pause, resume, step one turn, stop,
 pace, audience mode, discarded units) and, for a seated person, the live
 controls of their role, with where their intent stands (a badge,
 ``seat_state``): for a debater with plans (``floor``) an always-visible
@@ -144,6 +147,9 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
                     uncut = gr.Button("Just listen (l)", elem_id="interrupt-withdraw", min_width=100, scale=1)
             countdown = gr.HTML("", elem_id="countdown")
             words = build_seat_form()
+            rounds = gr.HTML("", elem_id="rounds")
+            confidence = gr.HTML("", elem_id="confidence")
+            reading = gr.HTML("", elem_id="reading")
             with gr.Column(elem_id="plan-panels") as plan_panels:
                 plans = gr.HTML(render.plans_html(_empty()), elem_id="plans")
                 urgency_plot = gr.Plot(charts.urgency_figure(_empty()), elem_id="urgency-plot")
@@ -152,7 +158,8 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
         with gr.Column(elem_id="history-box") as history_box:
             history = gr.Plot(charts.floor_history_figure(_empty()), elem_id="history-plot")
     view = LiveView(
-        status, question, budget, delta, plans, result, urgency_plot, trajectory, history,
+        status, question, budget, delta, plans, result, rounds, confidence, reading,
+        urgency_plot, trajectory, history,
         controls, floor_controls, point_controls, interrupt_controls, seat_state, answer, countdown, words,
         pause, resume, step, stop, (plan_panels, history_box),
     )  # fmt: skip

@@ -29,7 +29,7 @@ from typing import Any
 import gradio as gr
 
 from debate_core.kernel.human import HumanRequest
-from ui import charts, render, seat_form
+from ui import charts, render, render_signals, seat_form
 from ui.seat_form import SeatForm
 from ui.seat_state import seat_state_html
 from ui.session import LiveSession
@@ -58,6 +58,10 @@ CHARTS_EVERY_S = 1.0
 ACTIVITY_S = 0.5
 
 
+# The text components ``updates`` yields first, in this order.
+HEAD = ("status", "question", "budget", "delta", "plans", "result", "rounds", "confidence", "reading")
+
+
 @dataclass
 class LiveView:
     """The components a live debate updates, in the order ``stream`` yields them."""
@@ -68,6 +72,9 @@ class LiveView:
     delta: Any
     plans: Any
     result: Any
+    rounds: Any  # answers per round (ACE): empty for a debate that does not answer in rounds
+    confidence: Any  # confidence gauges (SID): empty for a debate that measures no signals
+    reading: Any  # what each agent read of the others (SID's compression): empty without compressions
     urgency: Any
     trajectory: Any
     history: Any
@@ -86,7 +93,7 @@ class LiveView:
     plan_boxes: tuple[Any, ...] = ()  # what shows action plans: hidden for a protocol that makes none
 
     def outputs(self) -> list[Any]:
-        head = [getattr(self, name) for name in ("status", "question", "budget", "delta", "plans", "result")]
+        head = [getattr(self, name) for name in HEAD]
         plots = [self.urgency, self.trajectory, self.history]
         seat = [
             self.controls, self.floor_controls, self.point_controls, self.interrupt_controls,
@@ -161,6 +168,9 @@ def updates(live: LiveSession, drawn: Drawn, view: LiveView, *, plots: bool = Tr
             delta,
             _changed(drawn, "plans", render.plans_html(state, audience=live.audience)),
             _changed(drawn, "result", render.result_html(state)),
+            _changed(drawn, "rounds", render.rounds_html(state)),
+            _changed(drawn, "confidence", render_signals.confidence_html(state)),
+            _changed(drawn, "reading", render_signals.reading_html(state)),
         ]
         charts_at = (state.plans_turn, len(state.trajectory))
         figures: list[Any] = [gr.skip()] * 3

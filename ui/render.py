@@ -9,13 +9,19 @@ and replay call the same functions.
 ``audience=True`` (classroom mode) hides private thoughts and purposes.
 ``show_discarded=True`` shows the units an interruption or a revision
 discarded, struck through, after the cut. Phases, points of information and
-questions, analyses and resumed speeches get their own transcript lines; an
-utterance of another kind than a speech or a statement (a vote, a wait, an
-opening) has a badge naming it, and a speaker's role follows their name.
-Units are drawn as their text had them: a token chunk that ends inside a
-word is followed by the rest of the word, with no space between
+questions, analyses, composed acts and resumed speeches get their own
+transcript lines; an utterance of another kind than a speech or a statement
+(a vote, a wait, an opening) has a badge naming it, a speaker's role follows
+their name, and an error on a reply (one kept because the new one was
+unusable) follows its words. Units are drawn as their text had them: a token
+chunk that ends inside a word is followed by the rest of the word, with no
+space between, and a unit that ended a line (ACE's items) by a line break
 (``Utterance.gap``). Listeners' private decisions (``ListenerDecision``)
 follow the unit they were made after, shown only in the researcher view.
+
+Analyses, composed acts and the answers per round (ACE) are drawn by
+``render_rounds`` (``rounds_html`` is re-exported here); names, roles and
+unusable replies by ``render_bits``.
 
 What it does not do: build Gradio components or plots.
 """
@@ -24,11 +30,11 @@ from __future__ import annotations
 
 from html import escape
 
+from ui.render_bits import invalid_html, name_html, role_html
+from ui.render_rounds import acts_html, analysis_html, rounds_html
 from ui.view_model import DebateView, Line, Utterance
 
-
-def _name(view: DebateView, agent: str | None) -> str:
-    return f'<span class="agent" style="color:{view.colour(agent)}">{escape(agent or "")}</span>'
+__all__ = ["rounds_html"]
 
 
 def question_html(view: DebateView) -> str:
@@ -62,24 +68,20 @@ def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
         style = f"border-left-color:{view.colour(item.author)}"
         return (
             f'<div class="line intervention{" blocking" if item.blocking else ""}" style="{style}" '
-            f'data-turn="{line.turn}">{_name(view, item.author)}<span class="badge">{kind} to '
+            f'data-turn="{line.turn}">{name_html(view, item.author)}<span class="badge">{kind} to '
             f'{escape(item.target)}</span><div class="words">{escape(item.text)}</div></div>'
         )
     if line.analysis is not None:
-        analysis = line.analysis
-        verdict = "stop" if analysis.stop else "go on"
-        reason = f": {escape(analysis.reason)}" if analysis.reason else ""
-        return (
-            f'<div class="line analysis" data-turn="{line.turn}">{_name(view, analysis.analyst)}'
-            f'<span class="badge">analysis, round {analysis.round}</span> {verdict}{reason}</div>'
-        )
+        return analysis_html(view, line)
+    if line.acts:
+        return acts_html(view, line)
     u = line.utterance
     assert u is not None
     if u.total == 0:
         why = f" ({escape(u.error)})" if u.error else ""
         return (
             f'<div class="line silence passed" data-utterance="{u.id}" data-turn="{u.turn}">'
-            f"{_name(view, u.speaker)} had the floor and said nothing{why}</div>"
+            f"{name_html(view, u.speaker)} had the floor and said nothing{why}</div>"
         )
     badge = ""
     if u.interrupting and line.start == 0:
@@ -113,20 +115,16 @@ def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
         gaps[-1] = " "
     checks = [_checks(u, line.start + i) for i in range(len(units))]
     sentences = "".join(
-        f'<span class="sentence">{escape(s)}</span>{check}{gap}'
+        f'<span class="sentence">{escape(s)}</span>{check}{_gap(gap)}'
         for s, check, gap in zip(units, checks, gaps, strict=True)
     )
     style = f"border-left-color:{view.colour(u.speaker)}"
+    error = invalid_html(True, u.error) if u.error and line.start == 0 else ""  # a reply kept or cut, and why
     return (
         f'<div class="line speech{side}" style="{style}" data-utterance="{u.id}" data-turn="{u.turn}">'
-        f'{_name(view, u.speaker)}{_role(view, u.speaker)}{badge}<div class="words">{sentences}{cut}</div></div>'
+        f'{name_html(view, u.speaker)}{role_html(view, u.speaker)}{badge}<div class="words">{sentences}{cut}</div>'
+        f"{error}</div>"
     )
-
-
-def _role(view: DebateView, agent: str) -> str:
-    """The speaker's role in a protocol with roles (HandRaiser's pro, con, moderator), after the name."""
-    role = view.roles.get(agent)
-    return f'<span class="role">{escape(role)}</span>' if role else ""
 
 
 def _checks(u: Utterance, index: int) -> str:
@@ -134,16 +132,21 @@ def _checks(u: Utterance, index: int) -> str:
     return "".join(f'<span class="decision">{escape(label)}</span>' for label in u.checks.get(index, ()))
 
 
+def _gap(gap: str) -> str:
+    """A gap between units on the page: a line break where the text broke the line, else as it is."""
+    return "<br>" if gap == "\n" else gap
+
+
 def _pieces(units: list[str], css: str, gaps: list[str]) -> str:
-    """Units as spans of class ``css``, each followed by its gap (a space, or nothing inside a word)."""
-    return "".join(f'<span class="{css}">{escape(s)}</span>{gap}' for s, gap in zip(units, gaps, strict=True))
+    """Units as spans of class ``css``, each followed by its gap (a space, a line break, or nothing inside a word)."""
+    return "".join(f'<span class="{css}">{escape(s)}</span>{_gap(gap)}' for s, gap in zip(units, gaps, strict=True))
 
 
 def transcript_lines(view: DebateView, *, show_discarded: bool = False) -> list[str]:
     """The transcript as one HTML string per line (the live page appends and replaces lines, not the whole)."""
     lines = [_line_html(view, line, show_discarded) for line in view.lines]
     if view.preparing and view.ended is None:
-        lines.append(f'<div class="line preparing">{_name(view, view.preparing)} is preparing to speak…</div>')
+        lines.append(f'<div class="line preparing">{name_html(view, view.preparing)} is preparing to speak…</div>')
     if not lines:
         lines.append('<div class="line muted">The transcript appears here, one unit per turn.</div>')
     return lines
@@ -207,7 +210,7 @@ def plans_html(view: DebateView, *, audience: bool = False) -> str:
         invalid = f'<div class="invalid">invalid plan: {escape(record.error or "")}</div>' if not record.valid else ""
         cards.append(
             f'<div class="plan{stale}" style="border-top-color:{view.colour(agent)}">'
-            f'{_name(view, agent)} <span class="action {plan.action.value}">{plan.action.value}</span> '
+            f'{name_html(view, agent)} <span class="action {plan.action.value}">{plan.action.value}</span> '
             f'<span class="urgency">urgency {plan.urgency}</span> '
             f'<span class="answer">answer {escape(plan.answer or "-")}</span>{details}{invalid}</div>'
         )

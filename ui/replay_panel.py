@@ -4,7 +4,9 @@ What it does: lists stored debates as soon as the page opens (filter by
 question text and status; a debate still being recorded elsewhere shows as
 running), loads one, and shows it at any point of its history with a slider
 over turns and a play / pause timer, through the same renderers as the live
-view (question, discarded units and plans included). JSON and CSV exports are
+view (question, discarded units, plans, answers per round, SID's confidence
+gauges and what each agent read included; the plan panels are hidden for a
+debate that made no plans, as in the live view). JSON and CSV exports are
 offered as downloads; a transcript file can be imported from the page, with
 the same all-or-nothing checks as ``python -m storage import``. A page opened
 with ``?debate=ID`` (the link the live view offers) opens that debate here.
@@ -22,12 +24,12 @@ from typing import Any
 
 import gradio as gr
 
-from debate_core.events import Event
+from debate_core.events import Event, PlansMade
 from debate_core.protocols.registry import uses_budget
 from debate_core.status import DebateStatus
 from storage.transcript import TranscriptError
 from storage.transfer import safe_file_name
-from ui import charts, render
+from ui import charts, render, render_signals
 from ui.view_model import DebateView
 
 STATUSES = ["any", *(status.value for status in DebateStatus)]
@@ -82,6 +84,9 @@ def build_replay(store: Any) -> ReplayPanel:
             transcript = gr.HTML(elem_id="replay-transcript")
             result = gr.HTML(elem_id="replay-result")
         with gr.Column(scale=2, min_width=280):
+            rounds = gr.HTML(elem_id="replay-rounds")
+            confidence = gr.HTML(elem_id="replay-confidence")
+            reading = gr.HTML(elem_id="replay-reading")
             plans = gr.HTML(elem_id="replay-plans")
             urgency = gr.Plot(elem_id="replay-urgency")
     trajectory = gr.Plot(elem_id="replay-trajectory")
@@ -123,17 +128,21 @@ def build_replay(store: Any) -> ReplayPanel:
         last = events[-1].turn if events else 0
         upto = min(max(0, int(turn or 0)), last)
         view = DebateView.from_events([e for e in events if e.turn <= upto])
+        planned = not events or any(isinstance(e, PlansMade) for e in events)  # as live: no plan panels without plans
         return [
             render.question_html(view) if events else "",
             render.budget_html(view),
             render.transcript_html(view, show_discarded=discarded, element_id="replay-transcript-box", private=private),
             render.result_html(view),
-            render.plans_html(view),
-            charts.urgency_figure(view),
+            render.rounds_html(view),
+            render_signals.confidence_html(view),
+            render_signals.reading_html(view),
+            gr.update(value=render.plans_html(view), visible=planned),
+            gr.update(value=charts.urgency_figure(view), visible=planned),
             charts.trajectory_figure(view),
         ]
 
-    outputs = [question, budget, transcript, result, plans, urgency, trajectory]
+    outputs = [question, budget, transcript, result, rounds, confidence, reading, plans, urgency, trajectory]
     drawing = [loaded, position, show_discarded, show_private]
     refresh.click(listing, inputs=[text, status, chosen], outputs=[table, chosen])
     text.submit(listing, inputs=[text, status, chosen], outputs=[table, chosen])

@@ -5,10 +5,11 @@ small pool of widget slots per field kind (radios for choices, sliders for
 integers, text boxes for texts, check boxes for yes/no), hidden until used.
 ``updates(request)`` fills the slots a request's ``FieldSpec``\\ s need (in
 order: the first choice field takes the first radio, ...), with their labels,
-choices, ranges and defaults, and hides the rest; ``values(request, slots)``
+choices, ranges, defaults and help (shown under the label: what each of ACE's
+acts does, how to write item pairs), and hides the rest; ``values(request, slots)``
 maps what the person set back to field names for ``HumanChannel.submit``. A
 request with more fields of one kind than there are slots is refused with a
-message (none of today's request kinds comes close). The prompt and the
+message (ACE's analysis fills all three yes/no and all three text slots). The prompt and the
 labels of a choice's values come from ``seat_words`` (a moderator's vote
 reads "Vote for Pro: ..."; the values submitted stay the request's own).
 
@@ -27,7 +28,7 @@ from debate_core.kernel.forms import FieldSpec
 from debate_core.kernel.human import HumanRequest
 from ui import seat_words
 
-SLOTS = {"choice": 3, "integer": 2, "text": 3, "boolean": 2}
+SLOTS = {"choice": 3, "integer": 2, "text": 3, "boolean": 3}  # ACE's analysis: three yes/no and three texts
 # Far above any field's limit: a long paste reaches the channel whole and is refused with its length,
 # never cut silently by the browser.
 MAX_TEXT_CHARS = 200_000
@@ -56,12 +57,13 @@ def build_seat_form() -> SeatForm:
             slots["choice"].append(gr.Radio([], label="", visible=False, elem_id=f"seat-choice-{i}"))
         for i in range(SLOTS["integer"]):
             slots["integer"].append(gr.Slider(0, 9, value=0, step=1, visible=False, elem_id=f"seat-integer-{i}"))
+        # yes/no before texts: a decision's box before its point, ACE's verdicts before the items they cite
+        for i in range(SLOTS["boolean"]):
+            slots["boolean"].append(gr.Checkbox(label="", visible=False, elem_id=f"seat-boolean-{i}"))
         for i in range(SLOTS["text"]):
             slots["text"].append(
                 gr.Textbox(label="", lines=3, max_length=MAX_TEXT_CHARS, visible=False, elem_id=f"seat-text-{i}")
             )
-        for i in range(SLOTS["boolean"]):
-            slots["boolean"].append(gr.Checkbox(label="", visible=False, elem_id=f"seat-boolean-{i}"))
         submit = gr.Button("Submit", variant="primary", elem_id="seat-submit")
     message = gr.HTML("", elem_id="seat-message")  # outside the box: "sent" stays visible once it folds away
     return SeatForm(box, prompt, slots, submit, message)
@@ -86,15 +88,16 @@ def assign(fields: tuple[FieldSpec, ...]) -> list[tuple[FieldSpec, str, int]]:
 
 def _update(spec: FieldSpec, kind: str, request: HumanRequest) -> Any:
     label = spec.label + ("" if spec.required else " (optional)")
+    info = spec.help  # shown under the label for every kind ("" clears what a slot's last field had)
     if kind == "choice":
         choices = seat_words.choices(request, spec)
-        return gr.update(visible=True, label=label, choices=choices, value=spec.default, info=spec.help)
+        return gr.update(visible=True, label=label, choices=choices, value=spec.default, info=info)
     if kind == "integer":
         low, high = spec.minimum or 0, spec.maximum if spec.maximum is not None else 100
-        return gr.update(visible=True, label=label, minimum=low, maximum=high, value=spec.default or low)
+        return gr.update(visible=True, label=label, minimum=low, maximum=high, value=spec.default or low, info=info)
     if kind == "boolean":
-        return gr.update(visible=True, label=label, value=bool(spec.default))
-    return gr.update(visible=True, label=label, value="", placeholder=spec.help)
+        return gr.update(visible=True, label=label, value=bool(spec.default), info=info)
+    return gr.update(visible=True, label=label, value="", info=info, placeholder="")
 
 
 def updates(request: HumanRequest | None, form: SeatForm) -> list[Any]:

@@ -5,10 +5,11 @@ What it does: ``build_setup()`` lays out the form and returns its components;
 ``DebateConfig`` or raises ``FormError`` with a message for the person; sample
 questions come from ``assets/sample_questions.json``. The protocol is any
 registered one: choosing it offers its variants, fills its parameters (JSON,
-the paper's defaults) and describes its roles; agents can be given roles, one
-``Name: role`` per line, and the seat a person may take is labelled with
-the role it gets (``seat_roles``: roles are filled in seat order, so
-HandRaiser's third agent is the moderator).
+the paper's defaults) and describes the roles the chosen variant fills;
+agents can be given roles, one ``Name: role`` per line, and the seat a
+person may take is labelled with the role it gets (``seat_roles``: roles
+are filled in seat order, so HandRaiser's third agent is the moderator and
+ACE's the observer).
 
 What it does not do: start debates (``live_panel`` does).
 """
@@ -35,7 +36,7 @@ from debate_core.config import (
     SeatKind,
 )
 from debate_core.errors import ConfigError
-from debate_core.protocols.base import Protocol
+from debate_core.protocols.base import Protocol, RoleSpec
 from debate_core.protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
 from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve
 from ui.form_words import friendly
@@ -234,6 +235,7 @@ def build_setup() -> SetupForm:
     )
     sample.click(_sample, outputs=[question, options, answer])
     protocol.change(_protocol_chosen, inputs=protocol, outputs=[condition, params, roles])
+    condition.input(_variant_chosen, inputs=[protocol, condition], outputs=roles)
     for changed in (protocol.input, condition.input):
         changed(_fit_agents, inputs=[protocol, condition, agents, personas], outputs=[agents, personas])
     # the seats are labelled with the roles they would get ("Jenny · moderator"), so a person finds theirs
@@ -256,11 +258,21 @@ def _default_params(name: str) -> str:
     return json.dumps(cls.Params().model_dump(mode="json"), indent=2)
 
 
-def _roles_info(name: str) -> str:
+def _roles_info(name: str, variant: str | None = None) -> str:
+    """The roles protocol ``name``'s ``variant`` fills (a variant may need other roles than the protocol's
+    default: ACE's parallel baseline has debaters only), in the order seats fill them."""
     cls = protocol_class(name)
-    if not cls.roles:
+    chosen = variant if variant in cls.variants else cls.default_variant()
+    specs = cls(chosen, cls.Params()).role_specs()
+    if not specs:
         return f"{name} has no roles: every agent debates."
-    return "Roles: " + "; ".join(f"{r.name} ({r.description})" for r in cls.roles)
+    return "Roles, filled in seat order: " + "; ".join(f"{r.name} ({_how_many(r)}: {r.description})" for r in specs)
+
+
+def _how_many(spec: RoleSpec) -> str:
+    if spec.maximum is None:
+        return f"{spec.minimum} or more"
+    return str(spec.minimum) if spec.minimum == spec.maximum else f"{spec.minimum} to {spec.maximum}"
 
 
 def _protocol_chosen(name: str) -> tuple[Any, str, Any]:
@@ -270,6 +282,10 @@ def _protocol_chosen(name: str) -> tuple[Any, str, Any]:
         _default_params(name),
         gr.update(info=_roles_info(name)),
     )
+
+
+def _variant_chosen(name: str, variant: str) -> Any:
+    return gr.update(info=_roles_info(name, variant))
 
 
 def _fit_agents(name: str, variant: str, agents: str, personas: str) -> list[Any]:

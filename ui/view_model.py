@@ -6,10 +6,16 @@ agents (with their roles) and their colours, the transcript as lines (each
 utterance with its disclosed units, its discarded ones, whether it was cut
 off, suspended, resumed or revised, and where a unit ends inside a word, so
 token chunks are drawn as the text had them; silent turns; phases; points of
-information and questions; analyses), every agent's latest plan, the urgency
-history, listener decisions with their probabilities, the answer
-trajectories against public tokens, signals and compressions per agent, the
-budget, and the result. A live session and a replay feed the very same
+information and questions; analyses, each with the structured replies it
+compared; the acts every agent composed in a round, one line per round),
+every agent's latest plan, the urgency history, listener decisions with
+their probabilities, the answer trajectories against public tokens, the
+answers after each round (``rounds``, from ``AnswersUpdated`` whose cause is
+``round N``; a round answered in steps keeps its latest answers) and an
+analyst's pick of the final answer, every agent's signals (``gauges``) and
+every recipient's compression (``readings``), each with its round (SID's
+confidence gauges and what each agent read; a signal's round is the latest
+phase's), the budget, and the result. A live session and a replay feed the very same
 events through the very same fold, which handles every event type or ignores
 it explicitly (``EventFold``).
 
@@ -19,7 +25,9 @@ or talk to Gradio.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from debate_core.events import (
     ActionComposed,
@@ -74,25 +82,60 @@ class Utterance:
     gaps: list[str] = field(default_factory=list)  # unit index -> what follows it in the text: " ", or "" mid-word
 
     def gap(self, index: int) -> str:
-        """What follows unit ``index`` on the page: nothing where it ends mid-word (a token chunk), else a space."""
+        """What follows unit ``index`` on the page: nothing where it ends mid-word (a token chunk), a line break
+        ("\\n") where the text broke the line, else a space."""
         return self.gaps[index] if 0 <= index < len(self.gaps) else " "
 
 
 def unit_gaps(text: str, units: tuple[str, ...] | list[str]) -> list[str]:
-    """For each unit, a space if the text goes on after it with whitespace (or ends), else "" (it ends mid-word).
+    """For each unit, what follows it in the text: a space, "\\n" where the whitespace after it breaks the line
+    (ACE's one item per line), or "" where it ends mid-word (a token chunk); a space where the text ends.
 
     Units are stripped pieces of ``text`` in order; a unit that is not found (a person's edited words) gets a space.
     """
     gaps = []
     for span in unit_spans(text, units):
         end = span[1] if span is not None else None
-        gaps.append("" if end is not None and end < len(text) and not text[end].isspace() else " ")
+        if end is None or end >= len(text):
+            gaps.append(" ")
+        elif not text[end].isspace():
+            gaps.append("")
+        else:
+            rest = text[end:]
+            gaps.append("\n" if "\n" in rest[: len(rest) - len(rest.lstrip())] and rest.strip() else " ")
     return gaps
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A structured reply's public content (an ACE debater's): its answer, its explanation items, its comment."""
+
+    answer: str | None
+    items: tuple[str, ...] = ()
+    comments: str = ""
+
+    @classmethod
+    def of(cls, structured: dict[str, Any] | None) -> Reply | None:
+        """The reply in an utterance's ``structured`` content, or None when it holds no explanation items."""
+        if not isinstance(structured, dict) or not isinstance(structured.get("explanation"), list | tuple):
+            return None
+        answer = structured.get("answer")
+        comments = structured.get("comments")
+        return cls(
+            answer if isinstance(answer, str) else None,
+            tuple(str(item) for item in structured["explanation"]),
+            comments if isinstance(comments, str) else "",
+        )
 
 
 @dataclass
 class Line:
-    """A transcript entry: an utterance, a silent turn, a phase, an intervention or an analysis."""
+    """A transcript entry: an utterance, a silent turn, a phase, an intervention, an analysis or composed acts.
+
+    An analysis keeps the replies it compared (``compared``: each agent's latest structured reply when it was
+    made), so it is drawn against the items the analyst saw, not later ones; ``acts`` holds the acts every
+    agent composed in one round, one line for the round.
+    """
 
     turn: int
     utterance: Utterance | None = None
@@ -102,6 +145,19 @@ class Line:
     phase: PhaseStarted | None = None
     intervention: Intervention | None = None
     analysis: AnalysisMade | None = None
+    compared: dict[str, Reply] = field(default_factory=dict)
+    acts: list[ActionComposed] = field(default_factory=list)
+
+
+ROUND_CAUSE = re.compile(r"^round (\d+)$")
+
+
+@dataclass(frozen=True)
+class Gauge:
+    """One measured reply's signals (SID) and the round it was given in (the latest phase's round)."""
+
+    round: int
+    signals: SignalsMeasured
 
 
 @dataclass
@@ -131,9 +187,15 @@ class DebateView(EventFold):
     urgency_history: list[tuple[int, str, str, int]] = field(default_factory=list)
     trajectory: list[tuple[int, int, dict[str, str | None]]] = field(default_factory=list)
     decisions: list[ListenerDecision] = field(default_factory=list)
-    signals: dict[str, SignalsMeasured] = field(default_factory=dict)
-    compressed: dict[str, ContextCompressed] = field(default_factory=dict)
+    signals: dict[str, SignalsMeasured] = field(default_factory=dict)  # each agent's latest
+    compressed: dict[str, ContextCompressed] = field(default_factory=dict)  # each recipient's latest
+    gauges: list[Gauge] = field(default_factory=list)  # every SignalsMeasured, in order, with its round
+    readings: list[ContextCompressed] = field(default_factory=list)  # every ContextCompressed, in order
+    phase_round: int = 0  # the latest phase's round (0 before any phase with a round)
     acts: dict[str, ActionComposed] = field(default_factory=dict)
+    replies: dict[str, Reply] = field(default_factory=dict)  # each agent's latest structured reply
+    rounds: list[tuple[int, dict[str, str | None]]] = field(default_factory=list)  # answers after round N
+    pick: AnalysisMade | None = None  # an analyst's pick of the final answer (ACE's observer)
     phase: str = ""
     ended: DebateEnded | None = None
     _segments: dict[int, Line] = field(default_factory=dict, repr=False)
@@ -184,6 +246,8 @@ class DebateView(EventFold):
 
     def _phase_started(self, event: PhaseStarted) -> None:
         self.phase = event.phase if event.round is None else f"{event.phase} {event.round}"
+        if event.round is not None:
+            self.phase_round = event.round
         self.lines.append(Line(turn=event.turn, phase=event))
 
     def _initial_answers(self, event: InitialAnswersGiven) -> None:
@@ -199,7 +263,15 @@ class DebateView(EventFold):
         self.trajectory.append((event.public_tokens, event.turn, {a.agent: a.answer for a in event.answers}))
 
     def _answers_updated(self, event: AnswersUpdated) -> None:
-        self.trajectory.append((event.public_tokens, event.turn, {a.agent: a.answer for a in event.answers}))
+        answers = {a.agent: a.answer for a in event.answers}
+        self.trajectory.append((event.public_tokens, event.turn, answers))
+        found = ROUND_CAUSE.match(event.cause)
+        if found:  # a protocol that answers in rounds (ACE, SID): a row of the answers-per-round table
+            number = int(found.group(1))
+            if self.rounds and self.rounds[-1][0] == number:  # a round answered in steps (SID: the gate first)
+                self.rounds[-1] = (number, answers)
+            else:
+                self.rounds.append((number, answers))
 
     def _speaker_selected(self, event: SpeakerSelected) -> None:
         self.preparing = event.speaker
@@ -217,6 +289,9 @@ class DebateView(EventFold):
             gaps=unit_gaps(event.text, event.units),
         )
         self.utterances[event.utterance_id] = utterance
+        reply = Reply.of(event.structured)
+        if reply is not None:
+            self.replies[event.speaker] = reply
         if not event.units:  # the floor given back with nothing said: shown, with why
             self.lines.append(Line(turn=event.turn, utterance=utterance))
 
@@ -272,15 +347,24 @@ class DebateView(EventFold):
 
     def _signals_measured(self, event: SignalsMeasured) -> None:
         self.signals[event.agent] = event
+        self.gauges.append(Gauge(self.phase_round or 1, event))
 
     def _context_compressed(self, event: ContextCompressed) -> None:
         self.compressed[event.agent] = event
+        self.readings.append(event)
 
     def _analysis_made(self, event: AnalysisMade) -> None:
-        self.lines.append(Line(turn=event.turn, analysis=event))
+        self.lines.append(Line(turn=event.turn, analysis=event, compared=dict(self.replies)))
+        if "pick" in event.findings:
+            self.pick = event
 
     def _action_composed(self, event: ActionComposed) -> None:
         self.acts[event.agent] = event
+        last = self.lines[-1] if self.lines else None
+        if last is not None and last.acts and last.acts[-1].round == event.round:
+            last.acts.append(event)  # every agent's acts of a round on one line
+        else:
+            self.lines.append(Line(turn=event.turn, acts=[event]))
 
     def _debate_ended(self, event: DebateEnded) -> None:
         self.ended = event

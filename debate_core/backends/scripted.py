@@ -69,6 +69,28 @@ Output = str | ScriptedReply
 Responder = Callable[[GenerationRequest], Output]
 
 
+class ScriptByKind:
+    """A protocol's demo script: each request kind is answered by the method ``_<kind>(request)``.
+
+    A kind the script has no method for raises ``ValueError`` (a programming error: the protocol asked
+    something its demo does not know). ``demo_name`` names the script in that message.
+    """
+
+    demo_name = "this"
+
+    def reply(self, request: GenerationRequest) -> Output:
+        handler = getattr(self, f"_{request.kind}", None)
+        if handler is None:
+            raise ValueError(f"the {self.demo_name} demo has no script for request kind {request.kind!r}")
+        result: Output = handler(request)
+        return result
+
+    @staticmethod
+    def _prompt(request: GenerationRequest) -> str:
+        """The request's last message: what the script reads, as a model would."""
+        return request.messages[-1].content
+
+
 def count_word_tokens(text: str) -> int:
     """Words and punctuation marks, each one token: ``"It's B."`` is 5 tokens."""
     return len(_TOKEN.findall(text))

@@ -7,10 +7,11 @@ conditions and final decisions. Protocols import from here.
 What it does not do: decide anything about a debate (protocols do).
 """
 
-from debate_core.kernel.chunkers import CharRuleChunker, Chunker, TokenChunker, WholeMessage, tidy_units
+from debate_core.kernel.chunkers import CharRuleChunker, Chunker, LineChunker, TokenChunker, WholeMessage, tidy_units
 from debate_core.kernel.endings import (
     FinalDecision,
     budget_spent,
+    consensus,
     first_of,
     is_correct,
     majority,
@@ -59,6 +60,7 @@ __all__ = [
     "HumanRequest",
     "HumanSeat",
     "InterruptPolicy",
+    "LineChunker",
     "LineKind",
     "ModelSeat",
     "NeverPolicy",
@@ -73,6 +75,7 @@ __all__ = [
     "TokenChunker",
     "WholeMessage",
     "budget_spent",
+    "consensus",
     "decision_form",
     "default_sentence_chunker",
     "first_of",

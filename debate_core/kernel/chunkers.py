@@ -1,12 +1,14 @@
 """Chunkers: how an utterance is cut into the units that are disclosed one at a time.
 
-What it does: a ``Chunker`` has a ``name`` and ``split(text) -> units``. Four
+What it does: a ``Chunker`` has a ``name`` and ``split(text) -> units``. Five
 kinds cover the protocols:
 
 * sentences (``sentences.SentenceChunker``, spaCy; Kimura's interruptible
   condition);
 * ``WholeMessage``: the whole utterance is one unit (Kimura's fixed and
-  dynamic conditions, ACE, SID);
+  dynamic conditions, SID);
+* ``LineChunker``: one unit per line (ACE's replies: each explanation item,
+  the comment and the answer line);
 * ``CharRuleChunker``: Parliament's streaming rule replayed on a fixed text:
   pieces (words with the whitespace before them, or the backend's tokens) are
   added to a buffer, which becomes a unit as soon as it is longer than
@@ -98,6 +100,15 @@ class WholeMessage:
 
     def split(self, text: str) -> tuple[str, ...]:
         return tidy_units([text])
+
+
+class LineChunker:
+    """One unit per non-empty line (an explanation item, a comment, an answer line), tidied."""
+
+    name = "line"
+
+    def split(self, text: str) -> tuple[str, ...]:
+        return tidy_units(text.splitlines())
 
 
 def word_pieces(text: str) -> list[TokenSpan]:

@@ -13,8 +13,13 @@ What it does:
   without an answer do not vote; a tie is broken by the debate's seeded random
   generator and the tied answers are recorded, since the paper is silent);
   ``single`` takes one agent's answer (Parliament's prover); ``verdict`` a
-  judge's (HandRaiser's moderator).
-* ``is_correct`` compares a final answer with the question's known answer.
+  judge's (HandRaiser's moderator, ACE's observer); ``consensus`` the answer
+  every agent gives, or None when one differs or has none (ACE's agreed
+  answer).
+* ``is_correct`` compares a final answer with the question's known answer:
+  labels exactly, free-form answers case-insensitively (spaces and a final
+  period aside), and answers that are plain numbers by value (``"$1,200"``
+  is ``"1200"``, ``"18.0"`` is ``"18"``); never by containment.
 
 What it does not do: end anything itself (the table's ``finish`` does, when a
 protocol calls it).
@@ -23,9 +28,11 @@ protocol calls it).
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from debate_core.events.records import AgentAnswer, EndReason, Vote
@@ -116,6 +123,15 @@ def majority(answers: Sequence[AgentAnswer], rng: random.Random) -> FinalDecisio
     return FinalDecision(winner, "majority", tuple(answers), votes, tie)
 
 
+def consensus(answers: Sequence[AgentAnswer]) -> FinalDecision | None:
+    """The answer every one of ``answers`` gives (spelling aside), or None when one differs or is missing."""
+    keys = {answer_key(a.answer) if a.answer is not None and a.answer.strip() else None for a in answers}
+    if not answers or len(keys) != 1 or None in keys:
+        return None
+    agreed = (answers[0].answer or "").strip()
+    return FinalDecision(agreed, "consensus", tuple(answers), (Vote(answer=agreed, count=len(answers)),))
+
+
 def single(agent: str, answer: str | None, answers: Sequence[AgentAnswer] = ()) -> FinalDecision:
     """One agent's answer is the debate's answer."""
     return FinalDecision(answer, "single", tuple(answers), decided_by=agent)
@@ -132,4 +148,24 @@ def is_correct(final_answer: str | None, expected: str | None) -> bool | None:
         return None
     if final_answer is None:
         return False
-    return answer_key(final_answer) == answer_key(expected)
+    if answer_key(final_answer) == answer_key(expected):
+        return True
+    said, wanted = as_number(final_answer), as_number(expected)
+    return said is not None and wanted is not None and said == wanted
+
+
+_NUMBER = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+
+
+def as_number(answer: str) -> Decimal | None:
+    """A free-form answer that is a number and nothing else, as a number; None otherwise.
+
+    A currency sign, thousands commas and a final period are allowed (``"$1,200."`` is 1200, ``"18.0"``
+    is 18); ``"18 apples"`` or ``"18 or 19"`` is no number (never containment).
+    """
+    text = answer.strip().replace("\u2212", "-").rstrip(".").strip()
+    negative = text.startswith("-")
+    text = text.lstrip("-").strip().removeprefix("$").strip()
+    if not _NUMBER.fullmatch(text):
+        return None
+    return Decimal(("-" if negative else "") + text.replace(",", ""))

@@ -194,7 +194,7 @@ def fake_archive(path: Path, *, with_member: bool = True) -> Path:
 
 @pytest.mark.parametrize("keep", [False, True])
 def test_the_fetch_extracts_one_member_atomically_and_deletes_the_archive_unless_kept(tmp_path, monkeypatch, keep):
-    monkeypatch.setattr(strategyqa, "_download_archive", lambda workdir, folder: fake_archive(workdir / ARCHIVE_NAME))
+    monkeypatch.setattr(sdist, "download_sdist", lambda project, version, workdir: fake_archive(workdir / ARCHIVE_NAME))
     cache = tmp_path / "cache"
     target = fetch_strategyqa(cache, keep_archive=keep)
     assert target == cache / "task.json"
@@ -204,14 +204,16 @@ def test_the_fetch_extracts_one_member_atomically_and_deletes_the_archive_unless
 
 
 def test_a_kept_archive_is_reused_without_downloading(tmp_path, monkeypatch):
-    monkeypatch.setattr(strategyqa, "_download_archive", _no_network)
+    monkeypatch.setattr(sdist, "download_sdist", _no_network)
     fake_archive(tmp_path / ARCHIVE_NAME)
     assert fetch_strategyqa(tmp_path).read_bytes() == FIXTURE.read_bytes()
 
 
 def test_an_archive_without_strategyqa_leaves_the_cache_untouched(tmp_path, monkeypatch):
     monkeypatch.setattr(
-        strategyqa, "_download_archive", lambda workdir, folder: fake_archive(workdir / ARCHIVE_NAME, with_member=False)
+        sdist,
+        "download_sdist",
+        lambda project, version, workdir: fake_archive(workdir / ARCHIVE_NAME, with_member=False),
     )
     with pytest.raises(StrategyQaError, match="has no"):
         fetch_strategyqa(tmp_path)

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 
 from debate_core.backends.base import GenerationRequest
-from debate_core.backends.scripted import Output, ScriptedReply
+from debate_core.backends.scripted import Output, ScriptByKind, ScriptedReply
 from debate_core.config import DebateConfig
 
 DECISIVE = "The decisive fact"
@@ -49,24 +49,14 @@ _FILLER = (
 
 
 @dataclass
-class HandRaiserDemo:
+class HandRaiserDemo(ScriptByKind):
     """The scripted scenario (see the module docstring)."""
 
     config: DebateConfig
+    demo_name = "handraiser"
 
     def correct(self) -> str | None:
         return self.config.question.answer
-
-    def reply(self, request: GenerationRequest) -> Output:
-        handler = getattr(self, f"_{request.kind}", None)
-        if handler is None:
-            raise ValueError(f"the handraiser demo has no script for request kind {request.kind!r}")
-        result: Output = handler(request)
-        return result
-
-    @staticmethod
-    def _prompt(request: GenerationRequest) -> str:
-        return request.messages[-1].content
 
     def _statement(self, request: GenerationRequest) -> str:
         prompt = self._prompt(request)

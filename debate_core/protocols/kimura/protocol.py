@@ -30,13 +30,18 @@ finishing); it only decides.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field
+
+from debate_core.backends.base import Capability, Signals
 from debate_core.backends.scripted import Responder
 from debate_core.config import Condition, DebateConfig, normalize_label
+from debate_core.events.acts import SignalsMeasured
 from debate_core.events.codec import Event
-from debate_core.events.records import EndReason, InitialAnswer, PlanRecord, Source
+from debate_core.events.records import ActionPlan, EndReason, InitialAnswer, PlanRecord, Source
 from debate_core.events.types import InitialAnswersGiven, PlansMade, UtteranceGenerated
 from debate_core.kernel.endings import (
     FinalDecision,
@@ -47,10 +52,12 @@ from debate_core.kernel.endings import (
     stop_requested,
     turn_limit,
 )
-from debate_core.kernel.forms import Form
+from debate_core.kernel.forms import Form, FormResult
 from debate_core.kernel.history import START_LINE, HistoryLine
+from debate_core.kernel.signals import token_stats
 from debate_core.log import logger
-from debate_core.protocols.base import Protocol, ProtocolParams
+from debate_core.protocols.base import Protocol, ProtocolParams, Requirement
+from debate_core.protocols.kimura.confidence import CONFIDENT, UrgencyMode, effective, measured_urgency
 from debate_core.protocols.kimura.forms import KimuraForms, kimura_forms
 from debate_core.protocols.kimura.plans import fallback_plan
 from debate_core.protocols.kimura.prompting import PromptBuilder
@@ -64,7 +71,11 @@ if TYPE_CHECKING:
 
 
 class KimuraParams(ProtocolParams):
-    """Kimura's settings live in ``DebateConfig`` (budget, guards, layout), shared with the study harness."""
+    """Kimura's settings live in ``DebateConfig`` (budget, guards, layout), shared with the study harness;
+    ``urgency`` (beyond the paper): the urgency the turn rule uses, ``stated`` in the plan (the paper),
+    measured from the model's ``confidence`` in its plan, or ``both`` averaged (see ``confidence``)."""
+
+    urgency: UrgencyMode = Field("stated", description="the urgency used: stated, confidence, or both")
 
 
 class KimuraProtocol(Protocol):
@@ -88,8 +99,23 @@ class KimuraProtocol(Protocol):
     def label(self) -> str:
         return self.variant
 
+    @property
+    def urgency_mode(self) -> UrgencyMode:
+        assert isinstance(self.params, KimuraParams)
+        return self.params.urgency
+
     def forms(self) -> Mapping[str, Form[Any, Any]]:
-        return kimura_forms(PromptBuilder()).by_kind()
+        return self._measured(kimura_forms(PromptBuilder())).by_kind()
+
+    def requirements(self) -> tuple[Requirement, ...]:
+        if self.urgency_mode == "stated":
+            return ()
+        return (Requirement(Capability.TOKEN_STATS, "urgency=confidence reads each plan's NLL and entropy"),)
+
+    def _measured(self, forms: KimuraForms) -> KimuraForms:
+        if self.urgency_mode == "stated":
+            return forms
+        return dataclasses.replace(forms, plan=dataclasses.replace(forms.plan, signals=Signals(token_stats=True)))
 
     def unit_name(self, table: Table) -> str:
         return self.rule.chunker(table.sentences).name
@@ -104,8 +130,9 @@ class KimuraProtocol(Protocol):
     def run(self, table: Table) -> Iterator[Event]:
         self._state = state = KimuraState(table)
         forms = kimura_forms(PromptBuilder(table.config.prompt_layout, whole_messages=self.rule.whole_messages))
+        forms = self._measured(forms)
         yield self._initial_stage(table, state, forms)
-        yield self._plan_turn(table, state, forms, START_LINE)
+        yield from self._plan_turn(table, state, forms, START_LINE)
         if table.stop_requested:
             yield table.finish(EndReason.STOPPED, self.conclude(table, EndReason.STOPPED))
             return
@@ -116,7 +143,7 @@ class KimuraProtocol(Protocol):
                 yield from table.disclose()
             else:
                 yield table.silent_turn()
-            yield self._plan_turn(table, state, forms, state.last_line)
+            yield from self._plan_turn(table, state, forms, state.last_line)
             reason = self._ending(table)
             if reason is not None:
                 yield table.finish(reason, self.conclude(table, reason))
@@ -147,7 +174,9 @@ class KimuraProtocol(Protocol):
         state.initial = tuple(InitialAnswerView(a.agent, a.answer, a.reason) for a in answers)
         return table.emit(InitialAnswersGiven, answers=tuple(answers))
 
-    def _plan_turn(self, table: Table, state: KimuraState, forms: KimuraForms, event_line: HistoryLine) -> PlansMade:
+    def _plan_turn(
+        self, table: Table, state: KimuraState, forms: KimuraForms, event_line: HistoryLine
+    ) -> Iterator[PlansMade | SignalsMeasured]:
         holder = table.holder
         planners = [name for name in table.names if holder is None or name != holder.speaker]
         allowed = self.rule.allowed_actions(holder is not None)
@@ -161,12 +190,42 @@ class KimuraProtocol(Protocol):
                 table.count("invalid_plans")
                 logger.debug("invalid plan from %s at turn %d: %s", name, table.turn, reply.error)
             records.append(PlanRecord(agent=name, plan=reply.value, allowed=allowed, **reply.record()))
-        return table.emit(
+        yield table.emit(
             PlansMade,
             plans=tuple(records),
             answers=state.answer_list(),
             floor_holder=holder.speaker if holder else None,
             batch_latency_s=round(replies.latency_s, 6),
+        )
+        if self.urgency_mode != "stated":
+            for name in planners:
+                measured = self._confidence(table, state, name, replies[name])
+                if measured is not None:
+                    yield measured
+
+    def _confidence(
+        self, table: Table, state: KimuraState, name: str, reply: FormResult[ActionPlan]
+    ) -> SignalsMeasured | None:
+        """The plan's urgency replaced by the one its confidence gives (see ``confidence``), and the record."""
+        completion = reply.completion
+        stats = token_stats(completion) if completion is not None and completion.token_nll is not None else None
+        vocab = table.router.backend_for(name, table.role_of(name)).vocab_size
+        if stats is None or not vocab:
+            return None
+        measured, score, ceiling = measured_urgency(stats, vocab)
+        plan = reply.value
+        used = effective(plan.urgency, measured, self.urgency_mode)
+        state.turn_plans[name] = plan.model_copy(update={"urgency": used})
+        rule = f"urgency from confidence: {measured} (stated {plan.urgency}, used {used})"
+        threshold = CONFIDENT * ceiling
+        return table.emit(
+            SignalsMeasured,
+            agent=name,
+            stats=stats,
+            score=score,
+            threshold=threshold,
+            rule=rule,
+            passed=score <= threshold,
         )
 
     def _select(self, table: Table, state: KimuraState, forms: KimuraForms) -> Iterator[Event]:

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import re
 
-from debate_core.config import Question, normalize_label
+from debate_core.config import Question
+from debate_core.kernel import answers as kernel_answers
+from debate_core.kernel.answers import MAX_FREE_ANSWER
 
-MAX_FREE_ANSWER = 200
+__all__ = ["MAX_FREE_ANSWER", "SAME", "VERDICTS", "answer_choices", "find_line", "normalize_answer", "strip_lines"]
 SAME = "SAME"
 VERDICTS = ("AGREE", "DISAGREE")
 
@@ -34,7 +36,6 @@ _LINE = re.compile(
     r"[\s*_]*[:：][\s*_]*(?P<value>.*?)[\s*_]*$",
     re.IGNORECASE | re.MULTILINE,
 )
-_LEADING_LABEL = re.compile(r"^(?:option\s+|answer\s+)?\(?([A-Za-z])\)?(?:[).:\-\s]|$)", re.IGNORECASE)
 
 
 def find_line(text: str, name: str) -> str | None:
@@ -50,28 +51,10 @@ def strip_lines(text: str) -> str:
 
 
 def normalize_answer(raw: str | None, question: Question, *, allow_same: bool = False) -> str | None:
-    """The answer ``raw`` names, as the debate keeps it; None when it names none."""
-    if raw is None:
-        return None
-    text = raw.strip().strip("*_`\"'").strip()
-    if not text:
-        return None
-    if allow_same and text.rstrip(".").strip().upper() == SAME:
+    """The answer ``raw`` names, as the debate keeps it (``SAME`` where allowed); None when it names none."""
+    if allow_same and raw is not None and raw.strip().strip("*_`\"'").strip().rstrip(".").strip().upper() == SAME:
         return SAME
-    if not question.is_multiple_choice:
-        return text.rstrip(".").strip()[:MAX_FREE_ANSWER] or None
-    labels = question.labels
-    label = normalize_label(text, labels)
-    if label is not None:
-        return label
-    match = _LEADING_LABEL.match(text)
-    if match and match.group(1).upper() in labels:
-        return match.group(1).upper()
-    wanted = text.rstrip(".").strip().casefold()
-    for candidate, option in zip(labels, question.options, strict=True):
-        if option.strip().rstrip(".").casefold() == wanted:
-            return candidate
-    return None
+    return kernel_answers.normalize_answer(raw, question)
 
 
 def normalize_verdict(raw: str | None) -> str | None:

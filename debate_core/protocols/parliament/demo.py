@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass, field
 
 from debate_core.backends.base import GenerationRequest
+from debate_core.backends.scripted import ScriptByKind
 from debate_core.config import DebateConfig
 
 _ATMOSPHERE = "largest share of Earth's atmosphere"
@@ -42,10 +43,11 @@ _REST_GAS = (
 
 
 @dataclass
-class ParliamentDemo:
+class ParliamentDemo(ScriptByKind):
     """The scenario's memory: how many checks it has answered, whether it has raised its point."""
 
     config: DebateConfig
+    demo_name = "parliament"
     checks: int = 0
     raised: int = 0
     asked: set[str] = field(default_factory=set)
@@ -73,12 +75,6 @@ class ParliamentDemo:
         return label
 
     # -- the script ------------------------------------------------------------------------
-    def reply(self, request: GenerationRequest) -> str:
-        kind = request.kind
-        handler = getattr(self, f"_{kind}", None)
-        if handler is None:
-            raise ValueError(f"the parliament demo has no script for request kind {kind!r}")
-        return str(handler(request))
 
     @staticmethod
     def _json(**values: str) -> str:

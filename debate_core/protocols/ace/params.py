@@ -1,0 +1,55 @@
+"""ACE's parameters, with the paper's defaults where it gives them.
+
+What it does: ``AceParams`` holds every setting of the Analyze-Compose-Execute
+debate and of its parallel baseline, each overridable from a configuration's
+``params`` (``--param KEY=VALUE``):
+
+* ``rounds`` (4): answering rounds at most. Round 1 is every debater's first
+  answer; each later round is one Analyze, Compose, Execute cycle (so at most
+  ``rounds - 1`` cycles). The paper runs its baselines for 4 rounds; it is
+  silent on a cap for ACE, so the same 4 caps it here. The parallel baseline
+  answers ``rounds`` times (a first answer and ``rounds - 1`` revisions);
+* ``acts``: a TOML file holding the act library (default: the package's
+  ``acts.toml``). A researcher adds an act by copying that file and adding a
+  ``[[act]]`` entry (name, orientation ``self`` or ``peer``, description,
+  example); no code changes;
+* ``final`` (``observer``): how the answer is decided when the debaters still
+  disagree at the end. ``observer``: the observer picks one of the debaters'
+  answers (the project's choice where the paper is silent); ``majority``: the
+  kernel's majority with its seeded tie rule. Debaters that agree always
+  give the agreed answer. The parallel baseline always takes the majority;
+* ``items`` (4): explanation items per answer at most, and ``item_chars``
+  (240) the longest item a constrained model may write;
+* ``answer_tokens`` (320), ``analyze_tokens`` (256), ``compose_tokens`` (160)
+  and ``pick_tokens`` (32): generation caps of each step (the debate's
+  ``max_new_tokens`` still caps them all).
+
+The variant names the ablation (``ace``, ``no_analyze``, ``no_compose``,
+``no_execute``) or the baseline (``parallel``), so that a study compares them
+as systems.
+
+What it does not do: run anything (``protocol``, ``loop``), word prompts
+(``prompts/``) or read the act library (``library``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from debate_core.protocols.base import ProtocolParams
+
+
+class AceParams(ProtocolParams):
+    """Every knob of ACE and its parallel baseline (see the module docstring)."""
+
+    rounds: int = Field(4, ge=1, le=20, description="answering rounds at most (round 1: the first answers)")
+    acts: str | None = Field(None, max_length=500, description="a TOML act library (default: the package's)")
+    final: Literal["observer", "majority"] = Field("observer", description="who settles a disagreement at the end")
+    items: int = Field(4, ge=1, le=12, description="explanation items per answer at most")
+    item_chars: int = Field(240, ge=40, le=2_000, description="the longest explanation item")
+    answer_tokens: int = Field(320, ge=16, le=8_192, description="token cap of an answer (round 1, execute)")
+    analyze_tokens: int = Field(256, ge=16, le=8_192, description="token cap of the observer's analysis")
+    compose_tokens: int = Field(160, ge=16, le=8_192, description="token cap of a composed action")
+    pick_tokens: int = Field(32, ge=4, le=512, description="token cap of the observer's pick")

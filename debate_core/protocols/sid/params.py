@@ -1,0 +1,48 @@
+"""SID's parameters, with the paper's (and where they differ, the authors' code's) defaults.
+
+What it does: ``SidParams`` holds every setting of the self-signals debate,
+each overridable from a configuration's ``params`` (``--param KEY=VALUE``):
+
+* ``rounds`` (2): answering rounds; round 1 is every agent's first answer,
+  each later round a revision after reading the others' previous answers
+  (the authors' code runs ``n_rounds=2``);
+* ``gate`` (``alpha``): the early-exit rule of the gated variants: ``alpha``
+  (the paper: max(NLL max, entropy max) <= ``alpha`` * ln|V|, ``alpha`` 0.5
+  for general-purpose models, 1.0 for reasoning models) or ``fixed`` (the
+  code's SID-v: NLL max < 2.5 and entropy max < 3.0); the ``sid_c`` variant
+  gates on ``classifier`` (a trained gate, ``python -m experiments
+  train-gate``) with ``tau`` (0.9, the paper; the code used 0.544);
+* ``rho`` (0.4, the code's ``attn_topp``): the fraction of the others'
+  tokens a recipient keeps; ``layer`` (-1: the last, as the code; the paper
+  takes every layer); ``widen`` (true): stretch kept tokens to their clauses
+  (the ``no_expand`` variant turns it off);
+* ``answer_tokens`` (512): the cap of an answer (the code's 1,024 is slow on a CPU).
+
+The variant chooses which signals are used (``mad``, ``compress``,
+``exit``, ``sid``, ``sid_c``, ``no_expand``), so a study compares them as
+systems.
+
+What it does not do: run anything (``loop``) or word prompts (``prompts/``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from debate_core.protocols.base import ProtocolParams
+
+
+class SidParams(ProtocolParams):
+    """Every knob of SID (see the module docstring)."""
+
+    rounds: int = Field(2, ge=1, le=20, description="answering rounds (round 1: the first answers)")
+    gate: Literal["alpha", "fixed"] = Field("alpha", description="early exit: alpha * ln|V|, or the code's constants")
+    alpha: float = Field(0.5, gt=0.0, le=10.0, description="the alpha rule's factor of ln|V|")
+    classifier: str | None = Field(None, max_length=500, description="sid_c: the trained gate (JSON)")
+    tau: float = Field(0.9, ge=0.0, le=1.0, description="sid_c: exit iff the classifier's P(right) >= tau")
+    rho: float = Field(0.4, ge=0.0, le=1.0, description="fraction of the others' tokens a recipient keeps")
+    layer: int = Field(-1, ge=-200, le=200, description="the attention layer (-1: the last)")
+    widen: bool = Field(True, description="stretch kept tokens to their clauses")
+    answer_tokens: int = Field(512, ge=16, le=8_192, description="token cap of an answer")
