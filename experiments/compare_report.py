@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from debate_core.events import DebateEnded, Event, ListenerDecision, UtteranceGenerated
+from debate_core.events import ActionComposed, AnalysisMade, DebateEnded, Event, ListenerDecision, UtteranceGenerated
 from experiments import ace_report, handraiser_report, sid_report
 from experiments.compare import KIND, CompareSpec
 from experiments.images import export_png
@@ -62,8 +62,10 @@ class Outcome:
 
 
 def _mistakes(events: Sequence[Event]) -> int:
+    """Model replies recorded as unusable: utterances with an error, and invalid decisions, analyses and acts."""
     said = sum(1 for e in events if isinstance(e, UtteranceGenerated) and e.error and e.source.value == "model")
-    return said + sum(1 for e in events if isinstance(e, ListenerDecision) and not e.valid)
+    judged = (ListenerDecision, AnalysisMade, ActionComposed)
+    return said + sum(1 for e in events if isinstance(e, judged) and not e.valid and e.source.value == "model")
 
 
 def outcomes(store: Store, experiment_id: str) -> tuple[CompareSpec, list[Outcome]]:

@@ -51,7 +51,7 @@ from debate_core.protocols.ace.forms import AceForms, Analysis, Composition
 from debate_core.protocols.ace.library import ActLibrary
 from debate_core.protocols.ace.params import AceParams
 from debate_core.protocols.ace.prompting import stance_text
-from debate_core.protocols.ace.views import AceView, PairFindings, Stance
+from debate_core.protocols.ace.views import AceView, Stance
 
 LINES = LineChunker()
 
@@ -278,4 +278,4 @@ def parallel(circle: Circle) -> Iterator[Event]:
     yield table.finish(EndReason.ROUNDS, majority(circle.debater_answers(), table.rng))
 
 
-__all__ = ["Circle", "PairFindings", "ace", "parallel"]
+__all__ = ["Circle", "ace", "parallel"]
