@@ -388,3 +388,16 @@ def test_the_gate_on_hand_made_logits_from_the_backends_own_arithmetic():
     # the uniform step's ln 4 decides: just above alpha * ln 4 for alpha 0.99, just below for 1.01
     assert gate.check(summary, "alpha", alpha=1.01, vocab_size=vocab).passed
     assert not gate.check(summary, "alpha", alpha=0.99, vocab_size=vocab).passed
+
+
+def test_a_confident_reply_that_names_no_answer_does_not_end_the_debate():
+    def unsure(request):
+        text = "I am certain of my reasoning, which is sound."
+        n = len(scripted_tokens(text))
+        return ScriptedReply(text, token_nll=(0.2,) * n, token_entropy=(0.3,) * n)
+
+    cfg = config("exit")
+    events = run(cfg, Recording(cfg, answer=unsure))
+    first = of_type(events, SignalsMeasured)[0]
+    assert first.passed and events[-1].reason == EndReason.ROUNDS
+    assert of_type(events, UtteranceGenerated)[0].structured == {"answer": None}

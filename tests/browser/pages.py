@@ -141,9 +141,10 @@ def seat_and_start(page, name: str = "Jenny", *, pace: float | None = None, time
     page.click("#start")
 
 
-INTERRUPT_PACE_S = 0.8
+INTERRUPT_PACE_S = 1.5
 """Seconds per sentence while a test interrupts the first speaker: time enough to press ``i`` mid-utterance
-on a busy machine (Alex's first utterance has three sentences)."""
+on a busy machine (Alex's first utterance has three sentences; at 0.5 s a fully loaded two-core machine
+let the whole utterance pass before the key press reached the debate)."""
 
 
 def interrupt_first_speaker(page, person: Person) -> None:

@@ -14,6 +14,7 @@ from debate_core.kernel.seats import LET_PASS
 from storage import Store
 from tests.browser.conftest import screenshot
 from tests.browser.pages import (
+    INTERRUPT_PACE_S,
     STEP_GUARD_MS,
     Person,
     address,
@@ -39,7 +40,7 @@ def debate_id_of(page) -> str:
 
 def test_a_person_watches_interrupts_is_cut_off_raises_a_hand_and_needs_only_those_actions(page):
     person = Person(page)
-    seat_and_start(page, pace=0.5)
+    seat_and_start(page, pace=INTERRUPT_PACE_S)  # time enough to press i mid-utterance on a busy machine
     person.answer("B")
     # Watching: the debate goes on with no action from the person.
     wait_for(lambda: sentences(page) >= 1, "Alex's first sentence")

@@ -59,7 +59,7 @@ class SidDemo(ScriptByKind):
     def _revise(self, request: GenerationRequest) -> Output:
         prompt = self._prompt(request)
         for instruction in ("\nUse the other agents'", "\nKeep or revise"):
-            prompt = prompt.split(instruction, 1)[0]  # the instruction's own "The answer is (X)" is no answer
+            prompt = prompt.split(instruction, 1)[0]  # the instructions name no answer
         own = _NAMED.findall(prompt.split("Your previous answer:", 1)[-1].split("\n\n", 1)[0])
         named = Counter(a.upper() if len(a) == 1 else a for a in _NAMED.findall(prompt))
         best = max(named.values(), default=0)

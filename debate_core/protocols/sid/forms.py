@@ -4,7 +4,7 @@ What it does: builds the ``Form`` kinds the debate asks:
 
 * ``answer`` (round 1) and ``revise`` / ``revise_kept`` (later rounds, with
   the others' answers whole, or what was kept of them): plain prose ending
-  with ``The answer is (X).`` (no JSON schema: SID measures the model's own
+  with a line "The answer is (B)." or "The answer is 42." (no JSON schema: SID measures the model's own
   token statistics, and forced structure tokens would distort them). The
   answer is read from the last ``The answer is ...`` or ``Answer: ...`` line
   (an option label, or the free-form answer). Fallbacks: a reply naming no

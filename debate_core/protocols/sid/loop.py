@@ -10,8 +10,9 @@ statistics against the gate (``SignalsMeasured``). ``debate`` then runs:
 1. **Round 1.** In the gated variants (``exit``, ``sid``, ``sid_c``,
    ``no_expand``) the first agent answers alone, its reply measured; if the
    gate passes, the debate ends at once with its answer (``early_exit``,
-   rule ``single``). A person in the first seat has no signals: there is no
-   early exit. Otherwise the other agents answer (one batch); the variants
+   rule ``single``), provided the reply names an answer (a confident reply
+   without an answer line cannot end a debate). A person in the first seat
+   has no signals: there is no early exit. Otherwise the other agents answer (one batch); the variants
    without a gate ask everyone at once.
 2. **Rounds 2..rounds.** Each agent revises after reading the others'
    previous answers. In the compressing variants (``compress``, ``sid``,
@@ -151,7 +152,8 @@ def debate(council: Council) -> Iterator[Event]:
         results = dict(table.ask(forms.answer, [first], council.view))
         yield from council.publish(results, "answer")
         measured = council.measured.get(first)
-        if measured is not None and measured.passed and not council.is_person(first):
+        named = council.replies[first].answer is not None  # a confident reply that names no answer cannot end it
+        if measured is not None and measured.passed and named and not council.is_person(first):
             yield table.phase("decision", 1, f"early exit: {first} is confident enough ({measured.rule})")
             answers = table.answer_list()
             yield table.finish(EndReason.EARLY_EXIT, single(first, council.replies[first].answer, answers))

@@ -4,9 +4,10 @@ What it does: ``render(template, view)`` fills ``prompts/<template>.txt``
 with ``string.Template`` (``${field}``), so what agents and people wrote is
 inserted verbatim, never interpreted; ``###`` in their words is shortened to
 ``#``, so nobody's text can forge the markers that delimit the attention
-probe's spans (``FOCUS`` and ``OTHERS``). The answer line asks for ``The
-answer is (X).`` (an option label) or ``The answer is <answer>.`` (a
-free-form answer, e.g. a number). The other agents' answers are shown by
+probe's spans (``FOCUS`` and ``OTHERS``). The answer rule asks for a final
+line "The answer is" and an option's letter in parentheses, or the
+free-form answer alone (worded without a placeholder such as ``(X)``, which
+a small model copies). The other agents' answers are shown by
 name, each between rules; the attention probe (``focus``) puts the focus
 instruction before them, so that each of their tokens can be scored by its
 attention to the instruction.
@@ -50,21 +51,20 @@ def others_text(others: tuple[tuple[str, str], ...]) -> str:
     return "\n".join(f"{name}: {unmarked(' '.join(text.split()))}" for name, text in others) or "(none)"
 
 
-def answer_line(view: SidView) -> str:
-    return "The answer is (X)." if view.question.labels else "The answer is <your answer>."
+def answer_rule(view: SidView) -> str:
+    """How the reply must end (worded so that a small model does not copy a placeholder)."""
+    if view.question.labels:
+        return 'Then write your final line as "The answer is" followed by the letter of one option in parentheses.'
+    return 'Then write your final line as "The answer is" followed by your final answer alone.'
 
 
 def fields(view: SidView) -> dict[str, str]:
-    labels = view.question.labels
-    line = answer_line(view)
-    if labels:
-        line = line.replace("X", "/".join(labels)) if len(labels) <= 6 else line
     return {
         "agent": view.agent,
         "persona": f" {view.persona.strip()}" if view.persona.strip() else "",
         "brief": f"\nYour notes (private):\n{view.brief.strip()}" if view.brief.strip() else "",
         "question": unmarked(view.question.render()),
-        "answer_line": line,
+        "answer_rule": answer_rule(view),
         "own": unmarked(view.own.strip()) or "(none)",
         "others": others_text(view.others),
         "kept": unmarked(view.kept or "") or "(nothing)",
