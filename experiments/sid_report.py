@@ -14,7 +14,8 @@ systems)`` writes the report's markdown:
   fraction of the others' text;
 * a histogram of the gate statistic (the first answer's score: max(NLL max,
   entropy max) for the ``alpha`` rule) for right and for wrong first answers,
-  with the threshold, as a table here and a figure (``figure``).
+  each question counted once, with the threshold, as a table here and a
+  figure (``figure``).
 
 What it does not do: run debates (``compare``) or write files (``compare_report``).
 """
@@ -123,7 +124,13 @@ def section(debates: Sequence[SidDebate], systems: Sequence[str]) -> list[str]:
 
 
 def _gated(debates: Sequence[SidDebate]) -> list[SidDebate]:
-    return [d for d in debates if d.gate_score is not None and d.first_right is not None and "ln|V|" in d.gate_rule]
+    """One measured first answer per question (every gated variant asks the first agent the same prompt with
+    the same seed, so its first answer is the same one), under the alpha rule."""
+    seen: dict[str, SidDebate] = {}
+    for d in debates:
+        if d.gate_score is not None and d.first_right is not None and "ln|V|" in d.gate_rule:
+            seen.setdefault(d.question_key, d)
+    return list(seen.values())
 
 
 def histogram_lines(debates: Sequence[SidDebate]) -> list[str]:

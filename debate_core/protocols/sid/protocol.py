@@ -59,13 +59,16 @@ class SidProtocol(Protocol):
     def __init__(self, variant: str, params: ProtocolParams) -> None:
         super().__init__(variant, params)
         self.model: gate.GateModel | None = None
-        if variant == "sid_c":
-            if not self.settings.classifier:
-                raise ConfigError(
-                    "sid_c gates on a trained classifier: set the parameter classifier=PATH "
-                    "(what python -m experiments train-gate saved)"
-                )
-            self.model = gate.GateModel.load(self.settings.classifier)
+        if variant == "sid_c" and self.settings.classifier:
+            self.model = gate.GateModel.load(self.settings.classifier)  # a broken file fails here, before a debate
+
+    def assign_roles(self, config: DebateConfig) -> dict[str, str]:
+        if self.variant == "sid_c" and self.model is None:
+            raise ConfigError(
+                "sid_c gates on a trained classifier: set the parameter classifier=PATH "
+                "(what python -m experiments train-gate saved)"
+            )
+        return super().assign_roles(config)
 
     @property
     def settings(self) -> SidParams:
