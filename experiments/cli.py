@@ -12,7 +12,10 @@
 1,024 new tokens, 5 pool samples, threshold 2) unless told otherwise, shows a
 progress bar with an ETA, and can be stopped with Ctrl-C and rerun with the
 same command to continue. ``--backend scripted`` runs the whole pipeline with
-a model-free stand-in (its numbers mean nothing).
+a model-free stand-in (its numbers mean nothing). With ``--db`` naming a
+PostgreSQL database (``postgresql+psycopg://user@host/db``), the same
+``run`` or ``compare`` command started on several machines runs one study
+together, each worker claiming cells under a lease (``--lease-s``).
 
 What it does not do: compute anything itself (``runner``, ``analysis`` and
 ``report`` do).
@@ -26,6 +29,7 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.progress import Progress as RichBar
 from rich.table import Table
@@ -41,6 +45,7 @@ from experiments.pool import Setting
 from experiments.runner import ExperimentError, StudyRunner, candidate_questions
 from experiments.spec import POOL_MAX_NEW_TOKENS, StudySpec
 from experiments.strategyqa import StrategyQaError
+from experiments.workers import add_lease_options, lease_from
 from storage import Store
 
 SETTING_NAMES = {"two": Setting.TWO_INCORRECT, "one": Setting.ONE_INCORRECT}
@@ -118,14 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     pool.add_argument("--pool-temperature", type=float, help="sampling temperature (default: --temperature)")
     pool.add_argument("--pool-max-new-tokens", type=int, default=POOL_MAX_NEW_TOKENS)
     model = run.add_argument_group("model")
-    model.add_argument("--backend", choices=["transformers", "scripted"], default="transformers")
-    model.add_argument("--model", metavar="ID_OR_PATH", help="hub id or folder (default: embedded SmolLM2-135M)")
-    model.add_argument("--device")
-    model.add_argument("--dtype")
-    model.add_argument("--quantization", choices=["8bit", "4bit"])
+    compare_cli.add_model_options(model)
     model.add_argument("--concurrency", type=int, default=4, help="debates at once, their calls batched (default 4)")
     model.add_argument("--no-progress", action="store_true", help="no progress bars (logs only)")
     model.add_argument("--pool-only", action="store_true", help="make the pool, report its acceptance rate, stop")
+    add_lease_options(run)
 
     report = commands.add_parser("report", help="write an experiment's tables and figures")
     report.add_argument("experiment", metavar="ID")
@@ -155,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
 def spec_from(args: argparse.Namespace) -> StudySpec:
     return StudySpec(
         experiment_id=args.experiment,
-        model=args.model if args.backend == "transformers" else "scripted",
+        model=compare_cli.model_label(args),
         data_path=args.data,
         questions=args.questions,
         max_candidates=args.max_candidates,
@@ -181,18 +183,17 @@ def make_backend(args: argparse.Namespace, spec: StudySpec) -> Backend:
         from experiments.scripted import study_backend
 
         return study_backend({q.text: q.answer for q in candidate_questions(spec)})
-    return factory.make_backend(
-        factory.BackendSpec("transformers", args.model, args.device, args.dtype, args.quantization)
-    )
+    return factory.make_backend(compare_cli.model_backend_spec(args))
 
 
 def cmd_run(args: argparse.Namespace, console: Console) -> int:
     spec = spec_from(args)
+    lease = lease_from(args)
     store = Store(args.db)
     backend = make_backend(args, spec)
     started = time.perf_counter()
     progress = None if args.no_progress else BarProgress(console)
-    runner = StudyRunner(spec, store, backend, concurrency=args.concurrency, progress=progress)
+    runner = StudyRunner(spec, store, backend, concurrency=args.concurrency, progress=progress, lease=lease)
     try:
         if progress is not None:
             with progress:
@@ -301,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return commands[args.command](args, console)
     except (ExperimentError, MmluError, StrategyQaError, DebateError, KeyError, ValueError) as error:
-        console.print(f"[red]error:[/red] {error}")
+        console.print(f"[red]error:[/red] {escape(str(error))}")  # the message as written ("[hotpotqa]" too)
         return 2
 
 

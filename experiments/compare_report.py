@@ -3,13 +3,19 @@
 What it does: ``outcomes(store, experiment_id)`` reads every finished debate of
 a comparison (``compare``) into one ``Outcome`` each: the dataset, the system,
 whether its answer was correct (or missing), the tokens the backend actually
-computed (prompt, of which cached, and generated), the wall time, and what the
+computed (prompt, of which cached, and generated), the wall time, what the
 debate did (points of information or questions, listener decisions, model
-mistakes recorded on the events). ``summarise`` gives per system (overall and
-per dataset) accuracy with n and a 95% Wilson interval, mean costs, and drift
-against the CoT control on the same questions: how often a debate lost a
-question CoT had right, and won one CoT had wrong. ``write_report`` writes
-``report.md`` and ``debates.csv``.
+mistakes recorded on the events), and its final and correct answers.
+``summarise`` gives per system (overall and per dataset) accuracy with n and
+a 95% Wilson interval, mean costs, and drift against the CoT control on the
+same questions: how often a debate lost a question CoT had right, and won
+one CoT had wrong. ``free_form`` scores the free-form questions (HotpotQA,
+GSM8K, BBH's free-form tasks) two more ways beside the engine's exact
+scoring: normalized exact match and containment (``scoring``); a
+multiple-choice question is scored by its label only. The report also
+compares every pair of systems on their shared questions (``paired``:
+discordant counts, McNemar's exact test, a paired bootstrap interval).
+``write_report`` writes ``report.md`` and ``debates.csv``.
 
 Tokens are what our backend computed, counted once. The paper's code also
 made a second, non-streamed call per streamed speech to read its usage, which
@@ -26,12 +32,31 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from debate_core.events import ActionComposed, AnalysisMade, DebateEnded, Event, ListenerDecision, UtteranceGenerated
-from experiments import ace_report, handraiser_report, sid_report
+from debate_core.events import (
+    ActionComposed,
+    AnalysisMade,
+    DebateEnded,
+    DebateStarted,
+    Event,
+    ListenerDecision,
+    UtteranceGenerated,
+)
+from experiments import ace_report, handraiser_report, paired, scoring, sid_report
 from experiments.compare import KIND, CompareSpec
 from experiments.images import export_png
 
-__all__ = ["KIND", "Outcome", "drift", "full_markdown", "outcomes", "report_markdown", "summarise", "write_report"]
+__all__ = [
+    "KIND",
+    "Outcome",
+    "drift",
+    "free_form",
+    "full_markdown",
+    "outcomes",
+    "pairs",
+    "report_markdown",
+    "summarise",
+    "write_report",
+]
 from experiments.metrics import Accuracy
 from experiments.runner import ExperimentError
 from storage import Store
@@ -55,10 +80,23 @@ class Outcome:
     decisions: int
     mistakes: int
     turns: int
+    final_answer: str | None = None
+    gold: str | None = None  # the correct label, or the free-form answer
+    free_form: bool = False
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.generated_tokens
+
+    @property
+    def normalized_exact(self) -> bool:
+        """Normalized exact match for a free-form question; the engine's label match otherwise."""
+        return scoring.exact_match(self.final_answer, self.gold) if self.free_form else self.correct
+
+    @property
+    def contained(self) -> bool:
+        """Containment for a free-form question (the paper's scoring); the engine's label match otherwise."""
+        return scoring.contains(self.final_answer, self.gold) if self.free_form else self.correct
 
 
 def _mistakes(events: Sequence[Event]) -> int:
@@ -84,8 +122,9 @@ def outcomes(store: Store, experiment_id: str) -> tuple[CompareSpec, list[Outcom
         if summary.status != "finished":
             continue
         events = store.events(run.debate_id)
-        end = events[-1]
-        assert isinstance(end, DebateEnded)
+        start, end = events[0], events[-1]
+        assert isinstance(start, DebateStarted) and isinstance(end, DebateEnded)
+        question = start.config.question
         stats = end.stats
         found.append(
             Outcome(
@@ -103,6 +142,9 @@ def outcomes(store: Store, experiment_id: str) -> tuple[CompareSpec, list[Outcom
                 decisions=stats.decisions,
                 mistakes=_mistakes(events),
                 turns=stats.turns,
+                final_answer=end.final_answer,
+                gold=question.answer,
+                free_form=not question.is_multiple_choice,
             )
         )
     return spec, found
@@ -154,6 +196,68 @@ def summarise(spec: CompareSpec, found: Sequence[Outcome]) -> list[Row]:
 
 
 @dataclass(frozen=True)
+class FreeFormRow:
+    """A system's free-form questions of one dataset, scored three ways."""
+
+    system: str
+    dataset: str
+    exact: Accuracy  # the engine's scoring (``DebateEnded.correct``)
+    normalized: Accuracy  # normalized exact match
+    contained: Accuracy  # containment
+
+
+def free_form(spec: CompareSpec, found: Sequence[Outcome]) -> list[FreeFormRow]:
+    """Per dataset with free-form questions (and "all" when there are several), per system; empty without any."""
+    free = [o for o in found if o.free_form]
+    datasets = sorted({o.dataset for o in free})
+    rows = []
+    for dataset in ["all", *datasets] if len(datasets) > 1 else datasets:
+        for system in spec.systems:
+            mine = [o for o in free if o.system == system and dataset in ("all", o.dataset)]
+            if mine:
+                rows.append(
+                    FreeFormRow(
+                        system,
+                        dataset,
+                        Accuracy(sum(o.correct for o in mine), len(mine)),
+                        Accuracy(sum(o.normalized_exact for o in mine), len(mine)),
+                        Accuracy(sum(o.contained for o in mine), len(mine)),
+                    )
+                )
+    return rows
+
+
+def pairs(spec: CompareSpec, found: Sequence[Outcome], *, contained: bool = False) -> list[paired.Paired]:
+    """Every pair of systems on their shared questions, by the engine's scoring, or with ``contained`` the
+    free-form questions by containment (multiple-choice ones by their label all the same)."""
+    right: dict[str, dict[str, bool]] = {}
+    for o in found:
+        right.setdefault(o.system, {})[o.question_key] = o.contained if contained else o.correct
+    return paired.compare_pairs(spec.systems, right, seed=spec.seed)
+
+
+def _free_form_lines(spec: CompareSpec, found: Sequence[Outcome]) -> list[str]:
+    rows = free_form(spec, found)
+    if not rows:
+        return []
+    lines = [
+        "",
+        "## Free-form answers, scored three ways",
+        "",
+        "Questions without options (HotpotQA, GSM8K, BBH's free-form tasks). *Exact* is the accuracy above (the "
+        "engine's: case-insensitive, a final full stop aside, plain numbers by value); *normalized exact match* "
+        "lower-cases and removes punctuation and the articles a, an, the (SQuAD's normalization, numbers kept "
+        "whole); *containment* counts an answer that contains the normalized gold answer as whole words (the "
+        "Parliament paper's scoring). Multiple-choice questions are scored by their option label only.",
+        "",
+        "| dataset | system | exact (n, 95% CI) | normalized exact match | containment |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [f"| {r.dataset} | {r.system} | {r.exact} | {r.normalized} | {r.contained} |" for r in rows]
+    return lines
+
+
+@dataclass(frozen=True)
 class Drift:
     system: str
     paired: int
@@ -187,18 +291,24 @@ def _questions(spec: CompareSpec) -> str:
         parts.append(f"{spec.gsm8k} GSM8K")
     if spec.gpqa:
         parts.append(f"{spec.gpqa} GPQA Diamond")
+    if spec.hotpotqa:
+        where = "in the question" if spec.hotpotqa_context == "question" else "as the question's context"
+        parts.append(f"{spec.hotpotqa} HotpotQA (distractor, its paragraphs {where})")
     return ", ".join(parts) + " questions"
 
 
 def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) -> str:
     rows = summarise(spec, found)
+    free = any(o.free_form for o in found)
     lines = [
         f"# Comparison study `{spec.experiment_id}`",
         "",
         f"Model `{model_id}`; systems {', '.join(f'`{s}`' for s in spec.systems)}; "
         f"{_questions(spec)} (seed {spec.seed}); temperature "
         f"{spec.temperature:g}; at most {spec.max_new_tokens} new tokens per call. Every system of a question "
-        "runs with the same seed. Scoring is exact (option labels), never containment.",
+        "runs with the same seed. Accuracy is the engine's exact scoring (option labels; free-form answers "
+        "case-insensitively, numbers by value)"
+        + ("; free-form questions are also scored by normalized exact match and containment below." if free else "."),
         "",
         f"{len(found)} finished debates.",
         "",
@@ -224,6 +334,16 @@ def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) 
             "|---|---|---|---|",
         ]
         lines += [f"| {d.system} | {d.paired} | {d.lost} | {d.won} |" for d in drifts]
+    lines += _free_form_lines(spec, found)
+    tables = [("By the accuracy above (the engine's scoring)", pairs(spec, found))]
+    if free:
+        tables.append(
+            (
+                "With free-form answers scored by containment (multiple-choice by label)",
+                pairs(spec, found, contained=True),
+            )
+        )
+    lines += paired.section(tables)
     lines += [
         "",
         "Tokens are what the backend computed, each call counted once (prompt tokens include cached ones). "
@@ -268,7 +388,7 @@ def write_report(store: Store, experiment_id: str, out: Path) -> Path:
     (out / "report.md").write_text(text, encoding="utf-8")
     with open(out / "debates.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        names = list(Outcome.__dataclass_fields__)
+        names = [*Outcome.__dataclass_fields__, "normalized_exact", "contained"]
         writer.writerow(names)
         for outcome in found:
             writer.writerow([getattr(outcome, name) for name in names])

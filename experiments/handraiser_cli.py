@@ -24,7 +24,7 @@ from typing import Any
 from rich.console import Console
 
 from experiments.compare import mmlu_items
-from experiments.compare_cli import add_backend_options, study_backend
+from experiments.compare_cli import add_backend_options, model_label, study_backend
 from experiments.handraiser_tree import TreeSampler, TreeSpec, TreeSummary, write_jsonl
 from experiments.positions import position_pool
 from experiments.runner import ExperimentError, Progress
@@ -60,7 +60,7 @@ def add_parser(commands: Any) -> None:
 def spec_from(args: argparse.Namespace) -> TreeSpec:
     return TreeSpec(
         experiment_id=args.experiment,
-        model=args.model or "" if args.backend == "transformers" else "scripted",
+        model=model_label(args),
         mmlu=args.mmlu,
         seed=args.seed,
         temperature=args.temperature,

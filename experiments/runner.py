@@ -15,7 +15,11 @@ What it does: ``StudyRunner(spec, store, backend).run()``
    is skipped, any other earlier attempt is deleted and run again;
 4. runs them ``concurrency`` at a time in threads sharing one
    ``CoalescingBackend``, so their model calls go out as one batch per step,
-   and records every event in the store under the experiment id.
+   and records every event in the store under the experiment id. Each debate
+   is a cell this worker claims under a lease (``workers``, ``storage.cells``),
+   so any number of runners, in processes on any machines sharing the
+   database, run one study together; the first stored pool of a question is
+   the one every runner uses.
 
 A model error ends only its debate (recorded as ``failed``; a rerun retries
 it). ``stop()`` (Ctrl-C in the CLI) ends the running debates at their next
@@ -41,8 +45,9 @@ from experiments.mmlu import MmluQuestion, in_subjects, load_mmlu, sample
 from experiments.pool import Sampled, Setting, assign, realisable, usable
 from experiments.pool_generation import generate_samples, to_sampled
 from experiments.spec import StudySpec, question_key
-from experiments.workers import ExperimentError, StudyDebates, register_study, run_pool
+from experiments.workers import ExperimentError, StudyDebates, register_study
 from storage import Store
+from storage.cells import Lease
 from storage.experiments import PoolAnswer, RunRecord
 
 
@@ -123,6 +128,7 @@ class StudyRunner:
         progress: Progress | None = None,
         questions: Sequence[MmluQuestion] | None = None,
         window_s: float = 0.05,
+        lease: Lease | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -135,7 +141,7 @@ class StudyRunner:
         self._candidates: list[MmluQuestion] | None = None
         self._pool_answers: dict[str, list[PoolAnswer]] = {}
         self._window_s = window_s
-        self.debates = StudyDebates(store, spec.experiment_id)
+        self.debates = StudyDebates(store, spec.experiment_id, lease=lease)
         self._lock = threading.Lock()
 
     def stop(self) -> None:
@@ -152,11 +158,10 @@ class StudyRunner:
             return summary
         jobs = self._jobs(pool)
         summary.debates = len(jobs)
-        todo = [job for job in jobs if not self._finished(job)]
-        summary.skipped = len(jobs) - len(todo)
+        summary.skipped = self.debates.prepare([job.debate_id for job in jobs])
         self.progress.phase("debates", len(jobs), summary.skipped)
         started = time.perf_counter()
-        self._run_jobs(todo, summary)
+        self._run_jobs(jobs, summary)
         summary.wall_s = time.perf_counter() - started
         this_run = {
             "debates": summary.debates,
@@ -168,11 +173,9 @@ class StudyRunner:
             "concurrency": self.concurrency,
             "debates_per_hour": round(summary.debates_per_hour, 2),
         }
-        record = self.store.experiments.get(self.spec.experiment_id)
-        runs = list(record.notes.get("runs", [])) if record else []
-        if todo:  # a rerun with nothing left to do is not a run
-            runs.append(this_run)
-        self.store.experiments.update_notes(self.spec.experiment_id, last_run=this_run, runs=runs)
+        ran = summary.finished + summary.failed + summary.aborted  # a rerun with nothing left to do is not a run
+        append = {"runs": this_run} if ran else None
+        self.store.experiments.update_notes(self.spec.experiment_id, last_run=this_run, append=append)
         return summary
 
     def _register(self) -> None:
@@ -217,8 +220,8 @@ class StudyRunner:
                     seed=spec.seed,
                 )
                 for question, answers in zip(missing, made, strict=True):
-                    tables.add_pool(pool_key, question_key(question), answers)
-                    stored[question_key(question)] = answers
+                    # another runner of the study may have stored this question's pool meanwhile: that one counts
+                    stored[question_key(question)] = tables.add_pool_once(pool_key, question_key(question), answers)
                     stats.generated += 1
             for question in group:
                 if stats.usable >= spec.questions:
@@ -274,23 +277,19 @@ class StudyRunner:
                     )
         return jobs
 
-    def _finished(self, job: Job) -> bool:
-        return self.debates.finished(job.debate_id)
-
     def _run_jobs(self, jobs: list[Job], summary: RunSummary) -> None:
         def done(outcome: str) -> None:
             with self._lock:
                 setattr(summary, outcome, getattr(summary, outcome) + 1)
-            self.progress.advance("debates", f"{summary.failed} failed" if summary.failed else "")
 
-        sizes = run_pool(
+        sizes = self.debates.run(
             jobs,
+            lambda job: job.debate_id,
             self._run_one,
             self.backend,
             concurrency=self.concurrency,
-            stop=self.debates.stopped,
-            on_stop=self.stop,
             done=done,
+            advance=lambda: self.progress.advance("debates", f"{summary.failed} failed" if summary.failed else ""),
             window_s=self._window_s,
         )
         if sizes:

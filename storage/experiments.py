@@ -11,6 +11,12 @@ reads and writes three tables next to the debates:
 * ``pool_answers``: the generated initial answers (answer + reason), keyed by
   how they were generated, so the pool is made once and reused.
 
+Several workers may share one study (``storage.cells``): creating an
+experiment twice at once leaves one (the other caller gets ``KeyError``),
+notes are updated under a row lock (``append`` adds to a list without losing
+another worker's entry), and ``add_pool_once`` keeps the first pool stored
+for a question, so every worker builds its debates from the same answers.
+
 What it does not do: interpret any of it. The specification is an opaque dict
 here; ``experiments.spec`` gives it meaning.
 """
@@ -23,6 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, delete, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from storage.db import writer
@@ -87,30 +94,37 @@ class ExperimentTables:
     def create(self, experiment_id: str, *, model_id: str, pool_key: str, spec: dict[str, Any]) -> ExperimentRecord:
         """Register a new experiment; ``KeyError`` if the id is taken."""
         now = datetime.now(UTC)
-        with Session(writer(self.engine)) as session, session.begin():
-            if session.get(ExperimentRow, experiment_id) is not None:
-                raise KeyError(f"experiment {experiment_id!r} already exists")
-            session.add(
-                ExperimentRow(
-                    id=experiment_id,
-                    created_at=now,
-                    updated_at=now,
-                    model_id=model_id,
-                    pool_key=pool_key,
-                    spec=spec,
-                    notes={},
+        try:
+            with Session(writer(self.engine)) as session, session.begin():
+                if session.get(ExperimentRow, experiment_id) is not None:
+                    raise KeyError(f"experiment {experiment_id!r} already exists")
+                session.add(
+                    ExperimentRow(
+                        id=experiment_id,
+                        created_at=now,
+                        updated_at=now,
+                        model_id=model_id,
+                        pool_key=pool_key,
+                        spec=spec,
+                        notes={},
+                    )
                 )
-            )
+        except IntegrityError:  # another worker created it a moment before
+            raise KeyError(f"experiment {experiment_id!r} already exists") from None
         record = self.get(experiment_id)
         assert record is not None
         return record
 
-    def update_notes(self, experiment_id: str, **notes: Any) -> None:
+    def update_notes(self, experiment_id: str, *, append: dict[str, Any] | None = None, **notes: Any) -> None:
+        """Set ``notes``, and add each of ``append``'s values to the list under its key."""
         with Session(writer(self.engine)) as session, session.begin():
-            row = session.get(ExperimentRow, experiment_id)
+            row = session.get(ExperimentRow, experiment_id, with_for_update=True)  # one worker at a time
             if row is None:
                 raise KeyError(f"no experiment {experiment_id!r} in the store")
-            row.notes = {**(row.notes or {}), **notes}
+            merged = {**(row.notes or {}), **notes}
+            for key, value in (append or {}).items():
+                merged[key] = [*merged.get(key, []), value]
+            row.notes = merged
             row.updated_at = datetime.now(UTC)
 
     # -- cells -----------------------------------------------------------------
@@ -155,28 +169,47 @@ class ExperimentTables:
 
     def add_pool(self, pool_key: str, question_key: str, answers: Sequence[PoolAnswer]) -> None:
         """Store one question's samples (all at once: a question is either pooled or not)."""
-        now = datetime.now(UTC)
         with Session(writer(self.engine)) as session, session.begin():
             session.execute(
                 delete(PoolAnswerRow).where(
                     PoolAnswerRow.pool_key == pool_key, PoolAnswerRow.question_key == question_key
                 )
             )
-            session.add_all(
-                PoolAnswerRow(
-                    pool_key=pool_key,
-                    question_key=question_key,
-                    sample=index,
-                    answer=answer.answer,
-                    reason=answer.reason,
-                    valid=answer.valid,
-                    error=answer.error,
-                    raw=answer.raw,
-                    completion_tokens=answer.completion_tokens,
-                    created_at=now,
+            session.add_all(self._pool_rows(pool_key, question_key, answers))
+
+    def add_pool_once(self, pool_key: str, question_key: str, answers: Sequence[PoolAnswer]) -> list[PoolAnswer]:
+        """Store one question's samples unless a pool is stored for it already; the stored samples."""
+        try:
+            with Session(writer(self.engine)) as session, session.begin():
+                stored = session.scalar(
+                    select(PoolAnswerRow.sample)
+                    .where(PoolAnswerRow.pool_key == pool_key, PoolAnswerRow.question_key == question_key)
+                    .limit(1)
                 )
-                for index, answer in enumerate(answers)
+                if stored is None:
+                    session.add_all(self._pool_rows(pool_key, question_key, answers))
+        except IntegrityError:  # another worker stored this question's pool a moment before
+            pass
+        return self.pool(pool_key, [question_key]).get(question_key, [])
+
+    @staticmethod
+    def _pool_rows(pool_key: str, question_key: str, answers: Sequence[PoolAnswer]) -> list[PoolAnswerRow]:
+        now = datetime.now(UTC)
+        return [
+            PoolAnswerRow(
+                pool_key=pool_key,
+                question_key=question_key,
+                sample=index,
+                answer=answer.answer,
+                reason=answer.reason,
+                valid=answer.valid,
+                error=answer.error,
+                raw=answer.raw,
+                completion_tokens=answer.completion_tokens,
+                created_at=now,
             )
+            for index, answer in enumerate(answers)
+        ]
 
     @staticmethod
     def _record(row: ExperimentRow) -> ExperimentRecord:

@@ -16,7 +16,14 @@ What it does: declares the tables a researcher can query with plain SQL:
   agent each time a protocol updates the answers);
 * ``experiments``, ``experiment_runs``, ``pool_answers``: the experiment
   harness's specifications, its cell-to-debate map and the generated pool of
-  initial answers (see ``storage.experiments``).
+  initial answers (see ``storage.experiments``);
+* ``experiment_cells``: which worker holds each cell of a study, under what
+  lease, and whether it finished (see ``storage.cells``).
+
+Types that SQLite does not enforce but PostgreSQL does are chosen per
+dialect: answers and a comparison's system names are unbounded ``TEXT`` on
+PostgreSQL (SQLite ignores ``VARCHAR`` lengths; migration 0004 widens them),
+and a debate's seed, any 64-bit integer, is a ``BIGINT``.
 
 What it does not do: create tables (the Alembic migrations in
 ``storage/migrations`` do, and must change together with this file).
@@ -27,7 +34,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -37,6 +44,15 @@ class Base(DeclarativeBase):
 
 def _debate_fk() -> ForeignKey:
     return ForeignKey("debates.id", ondelete="CASCADE")
+
+
+def _answer() -> String:
+    """An answer: free-form answers can be long, and PostgreSQL, unlike SQLite, enforces ``VARCHAR(256)``."""
+    return String(256).with_variant(Text(), "postgresql")
+
+
+# A debate's seed is any 64-bit integer; SQLite's INTEGER holds it, PostgreSQL's needs BIGINT.
+SEED = Integer().with_variant(BigInteger(), "postgresql")
 
 
 class DebateRow(Base):
@@ -54,12 +70,12 @@ class DebateRow(Base):
     variant: Mapped[str | None] = mapped_column(String(64))
     params: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     model_id: Mapped[str] = mapped_column(String(256))
-    seed: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(SEED)
     token_budget: Mapped[int] = mapped_column(Integer)
     question: Mapped[str] = mapped_column(Text)
     options: Mapped[list[str]] = mapped_column(JSON)
-    correct_answer: Mapped[str | None] = mapped_column(String(256))
-    final_answer: Mapped[str | None] = mapped_column(String(256))
+    correct_answer: Mapped[str | None] = mapped_column(_answer())
+    final_answer: Mapped[str | None] = mapped_column(_answer())
     votes: Mapped[dict[str, int] | None] = mapped_column(JSON)
     correct: Mapped[bool | None] = mapped_column(Boolean)
     public_tokens: Mapped[int] = mapped_column(Integer, default=0)
@@ -101,7 +117,7 @@ class InitialAnswerRow(Base):
 
     debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
     agent: Mapped[str] = mapped_column(String(64), primary_key=True)
-    answer: Mapped[str | None] = mapped_column(String(256))
+    answer: Mapped[str | None] = mapped_column(_answer())
     reason: Mapped[str] = mapped_column(Text)
     source: Mapped[str] = mapped_column(String(16))
     valid: Mapped[bool] = mapped_column(Boolean)
@@ -122,7 +138,7 @@ class PlanRow(Base):
     action: Mapped[str] = mapped_column(String(16))
     urgency: Mapped[int] = mapped_column(Integer)
     purpose: Mapped[str] = mapped_column(Text)
-    answer: Mapped[str | None] = mapped_column(String(256))
+    answer: Mapped[str | None] = mapped_column(_answer())
     allowed: Mapped[str] = mapped_column(String(64))
     source: Mapped[str] = mapped_column(String(16))
     valid: Mapped[bool] = mapped_column(Boolean)
@@ -223,7 +239,7 @@ class AnswerRow(Base):
     agent: Mapped[str] = mapped_column(String(64), primary_key=True)
     turn: Mapped[int] = mapped_column(Integer)
     public_tokens: Mapped[int] = mapped_column(Integer)
-    answer: Mapped[str | None] = mapped_column(String(256))
+    answer: Mapped[str | None] = mapped_column(_answer())
     cause: Mapped[str] = mapped_column(String(128))
 
 
@@ -251,7 +267,9 @@ class ExperimentRunRow(Base):
     )
     question_key: Mapped[str] = mapped_column(String(128), primary_key=True)
     setting: Mapped[str] = mapped_column(String(64), primary_key=True)
-    condition: Mapped[str] = mapped_column(String(32), primary_key=True)
+    condition: Mapped[str] = mapped_column(  # a comparison's system, parameters included
+        String(32).with_variant(Text(), "postgresql"), primary_key=True
+    )
     debate_id: Mapped[str] = mapped_column(String(64), index=True)
     subject: Mapped[str] = mapped_column(String(128))
 
@@ -268,10 +286,38 @@ class PoolAnswerRow(Base):
     pool_key: Mapped[str] = mapped_column(String(512), primary_key=True)
     question_key: Mapped[str] = mapped_column(String(128), primary_key=True)
     sample: Mapped[int] = mapped_column(Integer, primary_key=True)
-    answer: Mapped[str | None] = mapped_column(String(256))
+    answer: Mapped[str | None] = mapped_column(_answer())
     reason: Mapped[str] = mapped_column(Text)
     valid: Mapped[bool] = mapped_column(Boolean)
     error: Mapped[str | None] = mapped_column(Text)
     raw: Mapped[str | None] = mapped_column(Text)
     completion_tokens: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ExperimentCellRow(Base):
+    """One cell (one debate) of a study, as the workers that share the study claim it.
+
+    ``state`` is ``pending`` (nobody holds it), ``running`` (``worker`` holds it
+    until ``lease_until`` and renews the lease while it runs), ``finished`` (its
+    debate finished, recorded by the claim that held it) or ``failed`` (its
+    debate failed: the next worker to start retries it). ``attempt`` counts the
+    claims: a worker's writes count only while the attempt it claimed is the
+    cell's (``storage.cells``).
+    """
+
+    __tablename__ = "experiment_cells"
+    __table_args__ = (Index("ix_experiment_cells_claim", "experiment_id", "state", "position"),)
+
+    experiment_id: Mapped[str] = mapped_column(
+        String(128), ForeignKey("experiments.id", ondelete="CASCADE"), primary_key=True
+    )
+    debate_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(String(16))
+    attempt: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(String(256))
+    claimed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

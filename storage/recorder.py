@@ -16,6 +16,13 @@ Status at the end (``debate_core.status``): ``finished`` (the protocol ended
 it), ``aborted`` (stopped by the user, or the consumer stopped iterating),
 ``failed`` (a backend error, or any exception while running).
 
+A debate that is a study's cell is recorded under its ``Claim``
+(``storage.cells``): every transaction first checks that the claim still
+holds the cell and renews its lease, and the last one closes the cell with
+the debate's status. Once another worker has taken the cell over, the check
+raises ``LeaseLost`` before anything is written, and the recorder stops with
+it (the other worker's debate, under the same id, is left alone).
+
 What it does not do: read debates back (``reading`` does), or change events.
 """
 
@@ -32,6 +39,7 @@ from sqlalchemy.orm import Session
 
 from debate_core.events import DebateEnded, DebateStarted, Event
 from debate_core.status import DebateStatus
+from storage.cells import Claim, LeaseLost
 from storage.db import writer
 from storage.models import DebateRow
 from storage.writer import Writer, debate_row, participant_rows
@@ -43,9 +51,10 @@ COMMIT_AFTER = frozenset({"plans_made", "answers_updated", "phase_started"})
 class Recorder:
     """Records one debate at a time; use one recorder per running debate."""
 
-    def __init__(self, engine: Engine, *, experiment_id: str | None = None) -> None:
+    def __init__(self, engine: Engine, *, experiment_id: str | None = None, claim: Claim | None = None) -> None:
         self.engine = writer(engine)
         self.experiment_id = experiment_id
+        self.claim = claim
         self.debate_id: str | None = None
 
     def record(self, events: Iterable[Event]) -> Iterator[Event]:
@@ -61,6 +70,7 @@ class Recorder:
         session = Session(self.engine, expire_on_commit=False)
         rows = Writer(session, first.debate_id)
         try:
+            self._hold(session)  # before the debate's row: a cell taken over is never written to
             session.add(debate_row(first, self.experiment_id, DebateStatus.RUNNING))
             session.flush()
             session.add_all(participant_rows(first))
@@ -95,7 +105,13 @@ class Recorder:
         finally:
             session.close()
 
+    def _hold(self, session: Session, status: str | None = None) -> None:
+        """The claim's check, first in a transaction (see the module docstring); nothing without a claim."""
+        if self.claim is not None:
+            self.claim.hold(session, status)
+
     def _commit(self, session: Session, rows: Writer, event: Event, extra: dict[str, Any] | None = None) -> None:
+        self._hold(session, (extra or {}).get("status"))
         rows.flush_rows()
         values = {
             "public_tokens": event.public_tokens,
@@ -110,12 +126,21 @@ class Recorder:
         session.commit()
 
     def _close(self, session: Session, rows: Writer, status: DebateStatus, error: str) -> None:
-        """Keep every event written so far and mark how the debate ended."""
+        """Keep every event written so far and mark how the debate ended (nothing once the claim is lost)."""
         try:
+            self._hold(session)
             rows.flush_rows()
             session.commit()
+        except LeaseLost:
+            session.rollback()
+            return
         except Exception:
             session.rollback()
+        try:
+            self._hold(session, status.value)
+        except LeaseLost:
+            session.rollback()
+            return
         session.execute(
             update(DebateRow)
             .where(DebateRow.id == rows.debate_id)

@@ -11,14 +11,14 @@ recording process has died as ``incomplete``. Then:
   objects the engine emitted (``reading``), so live view and replay share one
   code path;
 * ``export_json`` / ``import_json`` / ``export_csv``: see ``transfer``;
-* ``experiments``: the experiment harness's tables (see ``experiments``).
+* ``experiments``: the experiment harness's tables (see ``experiments``);
+* ``cells(experiment_id)``: a study's cells as workers claim them (``cells``).
 
 What it does not do: render anything, or run debates.
 """
 
 from __future__ import annotations
 
-import os
 import socket
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -31,6 +31,8 @@ from sqlalchemy.orm import Session
 from debate_core.events import Event
 from debate_core.status import DebateStatus
 from storage import transfer
+from storage.cells import Cells, Claim
+from storage.cells import process_alive as _alive
 from storage.db import database_url, migrate, open_engine, writer
 from storage.experiments import ExperimentTables
 from storage.models import DebateRow
@@ -118,16 +120,22 @@ class Store:
         """The experiment harness's tables (specifications, cells, answer pool)."""
         return ExperimentTables(self.engine)
 
+    def cells(self, experiment_id: str) -> Cells:
+        """A study's cells, claimed by the workers that run it (``storage.cells``)."""
+        return Cells(self.engine, experiment_id)
+
     def close(self) -> None:
         self.engine.dispose()
 
     # -- writing ---------------------------------------------------------------
-    def recorder(self, *, experiment_id: str | None = None) -> Recorder:
-        return Recorder(self.engine, experiment_id=experiment_id)
+    def recorder(self, *, experiment_id: str | None = None, claim: Claim | None = None) -> Recorder:
+        return Recorder(self.engine, experiment_id=experiment_id, claim=claim)
 
-    def record(self, events: Iterable[Event], *, experiment_id: str | None = None) -> Iterator[Event]:
-        """Pass a debate's events through while recording them."""
-        return self.recorder(experiment_id=experiment_id).record(events)
+    def record(
+        self, events: Iterable[Event], *, experiment_id: str | None = None, claim: Claim | None = None
+    ) -> Iterator[Event]:
+        """Pass a debate's events through while recording them (under a study cell's ``claim``, if given)."""
+        return self.recorder(experiment_id=experiment_id, claim=claim).record(events)
 
     def recover(self) -> int:
         """Mark running debates whose process is gone as ``incomplete``; returns how many.
@@ -239,15 +247,3 @@ class Store:
 
     def export_csv(self, debate_ids: Iterable[str], folder: str | Path) -> list[Path]:
         return transfer.export_csv(self.engine, list(debate_ids), Path(folder))
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

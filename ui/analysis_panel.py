@@ -5,7 +5,11 @@ shows the report's text (what was run, Tables V-X, Figure 9's bins, counts
 and costs, definitions), the same plotly figures the report writes (Figures
 1-9 and final accuracy), the list of its debates (ids to open in the Replay
 tab), and offers the full report folder (markdown, HTML and PNG figures,
-CSVs) as a zip download.
+CSVs) as a zip download. For a comparison study the text is its
+``report.md`` (``compare_report.full_markdown``): accuracy and cost per
+system, drift against CoT, free-form answers scored three ways, the paired
+comparison of every two systems (McNemar, bootstrap interval) and each
+protocol's own sections.
 
 What it does not do: run studies (``python -m experiments run`` does) or
 compute anything itself (``experiments.analysis`` and ``experiments.figures``).

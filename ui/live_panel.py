@@ -41,7 +41,7 @@ from debate_core.protocols.kimura.demo import demo_config
 from ui import charts, render, seat_form
 from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, stream
 from ui.seat_form import build_seat_form
-from ui.session import DEFAULT_GRACE_S, EMBEDDED, SCRIPTED, LiveSession, backend_for, find
+from ui.session import DEFAULT_GRACE_S, EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, LiveSession, backend_for, find
 from ui.setup_panel import BROWSER_MAX_CHARS, NO_HUMAN, FormError, SetupForm, config_from_form
 
 CONFIRM_S = 10.0
@@ -182,7 +182,7 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
             fields = dict(zip(form.names(), values, strict=True))
             config = config_from_form(fields)
             backend_choice, model, human = fields["backend"], fields["model"], fields["human"]
-            if backend_choice not in (SCRIPTED, EMBEDDED) and not (model or "").strip():
+            if backend_choice not in (SCRIPTED, EMBEDDED, EMBEDDED_LLAMACPP) and not (model or "").strip():
                 raise FormError("type a model id or a local path, or choose another model")
             seat = None if human == NO_HUMAN else human
             timed = seat and fields["human_pacing"] == "advance on a timer"

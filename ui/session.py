@@ -47,6 +47,7 @@ from ui.view_model import DebateView
 
 SCRIPTED = "scripted demo (no model)"
 EMBEDDED = "embedded SmolLM2-135M (CPU)"
+EMBEDDED_LLAMACPP = "embedded SmolLM2-135M on llama.cpp (CPU)"
 PACED = (UnitDisclosed, SilentTurn, Intervention)
 DEFAULT_GRACE_S = 60.0
 MAX_URGENCY = 9
@@ -61,6 +62,8 @@ def backend_for(choice: str, config: DebateConfig, model: str = "") -> Backend |
     learned listener); ``ConfigError`` when it cannot be had."""
     if choice == SCRIPTED:
         spec = BackendSpec("scripted")
+    elif choice == EMBEDDED_LLAMACPP:
+        spec = BackendSpec("llamacpp", options={"threads": 1})  # its own server, stopped with the debate
     else:
         spec = BackendSpec("transformers", model=model.strip() if choice != EMBEDDED and model.strip() else None)
     return seated(make_backend(spec, config), spec, config)
@@ -336,6 +339,8 @@ class LiveSession:
         finally:
             if self.channel is not None:
                 self.channel.close()
+            if getattr(self.backend, "owns_server", False):
+                self.backend.close()  # a llama.cpp server started for this debate stops with it
             self._bump()
 
     def _pace(self) -> None:

@@ -40,7 +40,7 @@ from debate_core.protocols.base import Protocol, RoleSpec
 from debate_core.protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
 from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve
 from ui.form_words import friendly
-from ui.session import EMBEDDED, SCRIPTED
+from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED
 
 SAMPLES = Path(__file__).resolve().parent.parent / "assets" / "sample_questions.json"
 NO_HUMAN = "nobody (all agents are models)"
@@ -49,6 +49,7 @@ OTHER_MODEL = "a model id or path"
 # What each model choice costs, said next to it (bench/embedded_pace.py measures the embedded model).
 MODEL_CHOICES = [
     (f"{SCRIPTED} · instant, a fixed classroom scenario", SCRIPTED),
+    (f"{EMBEDDED_LLAMACPP} · about 3-6 s per turn on 2 cores; the same tiny model, 4-bit", EMBEDDED_LLAMACPP),
     (f"{EMBEDDED} · about 10-15 s per turn on 2 cores; tiny, its text is poor", EMBEDDED),
     (f"{OTHER_MODEL} · depends on the model and the machine", OTHER_MODEL),
 ]
@@ -247,7 +248,7 @@ def build_setup() -> SetupForm:
 
 def _model_chosen(choice: str) -> list[Any]:
     """Short settings for the embedded model (a person can still change them after)."""
-    if choice != EMBEDDED:
+    if choice not in (EMBEDDED, EMBEDDED_LLAMACPP):
         return [gr.skip()] * 4
     short = EMBEDDED_DEFAULTS
     return [short["budget"], short["utterance_tokens"], short["plan_tokens"], short["layout"]]

@@ -264,6 +264,11 @@ class Completion:
     unless the request asked for them: ``token_nll`` and ``token_entropy``
     have one value per generated token; ``choice_probs`` one per requested
     choice; ``attention`` the scores of an attention query.
+    ``entropy_top_k`` is None when ``token_entropy`` is the full
+    distribution's entropy, or k when it is estimated from the top k
+    log-probabilities a server gave (a lower bound). ``retries`` says, one
+    sentence each, every failed try that was retried before this completion
+    came back (a server's 503, a timeout); the engine records them.
     """
 
     text: str
@@ -275,12 +280,16 @@ class Completion:
     token_entropy: tuple[float, ...] | None = None
     choice_probs: Mapping[str, float] | None = None
     attention: AttentionScores | None = None
+    entropy_top_k: int | None = None
+    retries: tuple[str, ...] = ()
 
 
 class Backend(ABC):
     """Anything that turns a batch of requests into completions (subclass this)."""
 
     capabilities: frozenset[Capability] = frozenset()
+    #: capabilities served only approximately, each with how (e.g. an entropy from the top k log-probabilities)
+    estimates: Mapping[Capability, str] = {}
 
     @property
     @abstractmethod

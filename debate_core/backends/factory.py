@@ -7,6 +7,12 @@ a backend:
   ``Protocol.demo_responder``), or a given ``responder``;
 * ``transformers``: a local Hugging Face model (``hf.TransformersBackend``;
   ``model`` None is the embedded SmolLM2-135M), imported only now;
+* ``openai``: any OpenAI-compatible server (``options["base_url"]``; ``model``
+  the served model's name, or None when it serves one), see
+  ``openai.OpenAIBackend`` for the other options;
+* ``llamacpp``: a local GGUF file (``model``; None is the embedded SmolLM2)
+  served by llama.cpp on loopback for as long as the backend lives
+  (``openai.LlamaCppBackend``);
 * any name an installed package registers in the entry-point group
   ``interruptible_debate.backends`` (a callable ``(spec, config) -> Backend``).
 
@@ -21,7 +27,7 @@ What it does not do: load a model (backends load lazily, on first use).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.metadata import entry_points
 from typing import Any
@@ -33,7 +39,11 @@ from debate_core.config import DebateConfig
 from debate_core.errors import ConfigError
 
 ENTRY_POINT_GROUP = "interruptible_debate.backends"
-BUILT_IN = ("scripted", "transformers")
+BUILT_IN = ("scripted", "transformers", "llamacpp", "openai")
+SERVER_OPTIONS = frozenset(
+    {"api_key_env", "concurrency", "timeout_s", "retries", "top_logprobs", "dialect", "tokenizer"}
+)
+LLAMACPP_OPTIONS = frozenset({"threads", "parallel", "ctx", "concurrency", "timeout_s", "retries", "top_logprobs"})
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,8 @@ def make_backend(
             prefix_reuse=spec.prefix_reuse,
             **dict(spec.options),
         )
+    if spec.kind in ("openai", "llamacpp"):
+        return _server_backend(spec)
     found = [e for e in entry_points(group=ENTRY_POINT_GROUP) if e.name == spec.kind]
     if not found:
         raise ConfigError(f"unknown backend {spec.kind!r} (available: {', '.join(backend_kinds())})")
@@ -89,6 +101,52 @@ def make_backend(
     if not isinstance(backend, Backend):
         raise ConfigError(f"backend plug-in {spec.kind} returned a {type(backend).__name__}, not a Backend")
     return backend
+
+
+def server_options(kind: str, base_url: str | None, pairs: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` options of a server backend (numbers as numbers) plus ``base_url``; ConfigError if misplaced."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"a backend option is KEY=VALUE, not {pair!r}")
+        text = value.strip()
+        try:
+            options[key.strip()] = int(text)
+        except ValueError:
+            try:
+                options[key.strip()] = float(text)
+            except ValueError:
+                options[key.strip()] = text
+    if base_url:
+        if kind != "openai":
+            raise ConfigError("--base-url is for --backend openai")
+        options["base_url"] = base_url
+    if options and kind not in ("openai", "llamacpp"):
+        raise ConfigError(f"backend options are for --backend openai or llamacpp, not {kind}")
+    return options
+
+
+def _server_backend(spec: BackendSpec) -> Backend:
+    if spec.device or spec.dtype or spec.quantization:
+        raise ConfigError(f"--backend {spec.kind}: device, dtype and quantization are the server's to choose")
+    options = dict(spec.options)
+    allowed = SERVER_OPTIONS | {"base_url"} if spec.kind == "openai" else LLAMACPP_OPTIONS
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise ConfigError(
+            f"--backend {spec.kind} has no option {', '.join(unknown)} (its options: {', '.join(sorted(allowed))})"
+        )
+    if spec.kind == "llamacpp":
+        from debate_core.backends.openai import LlamaCppBackend
+
+        return LlamaCppBackend(spec.model, **options)
+    from debate_core.backends.openai import OpenAIBackend
+
+    base_url = options.pop("base_url", None)
+    if not base_url:
+        raise ConfigError("--backend openai needs the server's address (--base-url http://HOST:PORT/v1)")
+    return OpenAIBackend(str(base_url), spec.model, **options)
 
 
 def seated(default: Backend, spec: BackendSpec, config: DebateConfig) -> Backend | BackendRouter:

@@ -88,13 +88,18 @@ class PromptMessage(Record):
 
 
 class GenerationInfo(Record):
-    """Cost of one model call: token counts and seconds (0 for humans and policies)."""
+    """Cost of one model call: token counts and seconds (0 for humans and policies).
+
+    ``retries``: one sentence per failed try of this call that the backend retried (a server's 503, a
+    timeout), in order; empty when the first try answered.
+    """
 
     prompt_tokens: Count = 0
     cached_tokens: Count = 0
     completion_tokens: Count = 0
     latency_s: Seconds = 0.0
     prompt: tuple[PromptMessage, ...] | None = None
+    retries: tuple[str, ...] = ()
 
 
 class InitialAnswer(Record):
@@ -162,6 +167,8 @@ class TokenStats(Record):
     ent_avg: Finite
     ent_first: Finite
     ent_penultimate: Finite
+    #: None: entropies of the full next-token distribution; k: estimated from the top k log-probabilities
+    entropy_top_k: Annotated[int, Field(ge=1)] | None = None
 
 
 class DebateStats(Record):

@@ -103,6 +103,7 @@ class ModelSeat(Seat):
             completion_tokens=completion.completion_tokens,
             latency_s=round(time.perf_counter() - self._asked_at, 6),
             prompt=prompt,
+            retries=completion.retries,
         )
 
     def receive(self, form: Form[Any, Any], view: Any, completions: Sequence[Completion]) -> FormResult[Any]:

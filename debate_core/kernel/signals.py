@@ -43,4 +43,5 @@ def token_stats(completion: Completion) -> TokenStats | None:
         ent_avg=e_avg,
         ent_first=e_first,
         ent_penultimate=e_pen,
+        entropy_top_k=completion.entropy_top_k,
     )

@@ -117,6 +117,7 @@ def test_the_analysis_tab_shows_a_comparison_of_protocols(page):
     summary = page.locator("#analysis-summary").inner_text()
     assert all(system in summary for system in ("parliament/cot", "parliament/british", "parliament/socratic"))
     assert "95% CI" in summary and "Against the CoT control" in summary
+    assert "Paired comparison on the same questions" in summary and "McNemar exact p" in summary
     table = page.locator("#analysis-debates")
     wait_for(lambda: table.inner_text().count("parliament/") == 2 * 4, "its eight debates")
     page.click("#analysis-download")

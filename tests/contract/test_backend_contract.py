@@ -218,9 +218,71 @@ def _eager_embedded_model() -> Any:
     ).eval()
 
 
+@functools.cache
+def _llamacpp_server() -> Any:
+    """One llama.cpp server (xllamacpp) on the embedded GGUF for the whole session, stopped at exit.
+
+    One slot: llama.cpp's continuous batching rounds a row differently when other rows share its batch,
+    and these tests compare a batch with its requests alone (a property of the server, documented in
+    docs/backend.md); the backend still sends the batch's requests concurrently.
+    """
+    import atexit
+
+    from debate_core.backends.openai import LlamaCppServer
+
+    server = LlamaCppServer(None, threads=1, parallel=1)
+    atexit.register(server.stop)
+    return server
+
+
+class LlamaCppReference:
+    """The OpenAI-compatible backend on a real llama.cpp server; signals recomputed by its native endpoint.
+
+    The reference asks the server's own ``/completion`` endpoint (not the OpenAI one our backend uses)
+    for the same prompt, rendered by ``/apply-template``, and recomputes NLL, the declared top-k entropy
+    estimate and the first position's choice probabilities from its ``completion_probabilities``.
+    """
+
+    def make(self) -> Backend:
+        from debate_core.backends.openai import OpenAIBackend
+
+        server = _llamacpp_server()
+        return OpenAIBackend(server.url, server.alias, api_key_env="")
+
+    @staticmethod
+    def _native(backend: Any, request: GenerationRequest, n_predict: int) -> list[dict[str, Any]]:
+        import httpx
+
+        root = backend.base_url.removesuffix("/v1")
+        messages = [m.as_dict() for m in request.messages]
+        prompt = httpx.post(root + "/apply-template", json={"messages": messages}, timeout=60).json()["prompt"]
+        body = {"prompt": prompt, "n_predict": n_predict, "n_probs": backend.top_logprobs, "temperature": 0}
+        return httpx.post(root + "/completion", json=body, timeout=120).json()["completion_probabilities"]
+
+    def token_stats(self, backend: Any, request: GenerationRequest, completion: Completion) -> tuple[list, list]:
+        from debate_core.backends.openai.logprobs import entropy_estimate
+
+        assert completion.entropy_top_k == backend.top_logprobs  # declared as an estimate
+        native = self._native(backend, request, completion.completion_tokens)
+        assert "".join(e["token"] for e in native) == completion.text
+        return [-e["logprob"] for e in native], [entropy_estimate(e["top_logprobs"]) for e in native]
+
+    def choice_probs(self, backend: Any, request: GenerationRequest, completion: Completion) -> dict[str, float]:
+        top = self._native(backend, request, 1)[0]["top_logprobs"]
+        found = {e["token"]: math.exp(e["logprob"]) for e in top}
+        return {c: found.get(c, 0.0) for c in request.signals.choices}
+
+    def attention(self, backend: Any, request: GenerationRequest, scores: AttentionScores) -> tuple[list, int]:
+        raise AssertionError("a server backend never declares attention")
+
+    def cancellable(self, cancel: CancelToken) -> tuple[Backend, GenerationRequest]:
+        return self.make(), make_request(COUNTING, sampling=SamplingParams(0.0, 1000, 0), cancel=cancel)
+
+
 REFERENCES: list[tuple[str, Callable[[], Any]]] = [
     ("scripted", ScriptedReference),
     ("transformers-embedded", TransformersReference),
+    ("openai-llamacpp", LlamaCppReference),
 ]
 
 

@@ -8,8 +8,9 @@ import pytest
 
 from debate_core import ScriptedBackend
 from debate_core.backends import factory
+from debate_core.config import Question
 from experiments.compare import CompareRunner, CompareSpec, Item, agents_for
-from experiments.compare_report import drift, outcomes, report_markdown, summarise
+from experiments.compare_report import drift, free_form, full_markdown, outcomes, pairs, report_markdown, summarise
 from experiments.runner import ExperimentError
 from experiments.strategyqa import load_strategyqa
 from storage import Store
@@ -92,3 +93,50 @@ def test_a_system_that_does_not_exist_is_refused_before_anything_runs():
         CompareSpec(experiment_id="x", systems=("parliament/senate",))
     with pytest.raises(ValueError, match="unknown protocol"):
         CompareSpec(experiment_id="x", systems=("agora/open",))
+
+
+def test_free_form_answers_are_reported_exact_normalized_and_by_containment_and_pairs_are_tested(tmp_path):
+    tower = Question(text="Which tower was finished in 1889?", answer="Eiffel Tower")
+    city = Question(text="Which city is the Eiffel Tower in?", answer="Paris")
+    free = [Item("hotpotqa", "hotpotqa:0:tower", "bridge", tower), Item("hotpotqa", "hotpotqa:1:city", "bridge", city)]
+    british_says = {tower.text: "the Eiffel Tower.", city.text: "Paris, France"}
+
+    def backend(config):
+        said = british_says.get(config.question.text) if config.variant == "british" else None
+
+        def respond(request):
+            if request.kind == "final" and said:
+                return json.dumps({"final_answer": said})
+            return demo(config).generate([request])[0].text
+
+        return ScriptedBackend(respond)
+
+    store = Store(tmp_path / "f.sqlite3")
+    spec = CompareSpec(experiment_id="free", systems=("parliament/cot", "parliament/british"), mmlu=1, strategyqa=0)
+    try:
+        chosen = [items()[0], *free]
+        CompareRunner(spec, store, backend(spec.config(chosen[0], "parliament/cot")), chosen, per_debate=backend).run()
+        _, found = outcomes(store, "free")
+        text, _ = full_markdown(store, "free", spec, "scripted-demo", found)  # what the Analysis tab shows
+    finally:
+        store.close()
+    british = {o.question_key: o for o in found if o.system == "parliament/british"}
+    assert british["hotpotqa:0:tower"].final_answer == "the Eiffel Tower"
+    assert [(o.correct, o.normalized_exact, o.contained) for o in british.values() if o.free_form] == [
+        (False, True, True),  # "the Eiffel Tower": wrong exactly, right once normalized
+        (False, False, True),  # "Paris, France": right only by containment
+    ]
+    assert not british["mmlu:0:greek"].free_form and british["mmlu:0:greek"].contained  # labels as scored
+    [row] = free_form(spec, found)[1:]
+    assert (row.system, row.exact.correct, row.normalized.correct, row.contained.correct) == (
+        "parliament/british", 0, 1, 2,
+    )  # fmt: skip
+    assert "| hotpotqa | parliament/british | 0.0% (n=2" in text
+    [exact] = pairs(spec, found)
+    assert (exact.n, exact.a_only, exact.b_only, exact.p_value) == (3, 2, 0, 0.5)
+    assert (exact.difference, exact.low, exact.high) == (pytest.approx(2 / 3), 0.0, 1.0)  # P(no discordant) > 2.5%
+    [contained] = pairs(spec, found, contained=True)
+    assert (contained.a_only, contained.b_only, contained.p_value) == (0, 0, 1.0)
+    assert "## Paired comparison on the same questions" in text
+    assert "| parliament/cot vs parliament/british | 3 | 2 | 0 | +66.7 (+0.0 to +100.0) | 0.500 |" in text
+    assert "Against the CoT control" in text  # the drift table stays

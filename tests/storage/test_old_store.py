@@ -1,7 +1,7 @@
 """A store and a transcript written by the release before the protocol kernel still load, replay and export.
 
 ``tests/fixtures/store-v1.sqlite3.gz`` was written by that release (event schema 1, migration
-0002): six golden debates and a small scripted study. Opening it migrates it to 0003; its
+0002): six golden debates and a small scripted study. Opening it migrates it to the newest (0004); its
 debates read back as today's events (equal to the golden streams, upgraded), replay through
 the same renderers, export in today's schema, and its study still reports.
 """
