@@ -125,7 +125,7 @@ def test_the_analysis_tab_shows_a_comparison_of_protocols(page):
 
 
 def test_a_short_debate_on_the_embedded_model(page):
-    choose(page, "backend-choice", "embedded SmolLM2-135M")
+    choose(page, "backend-choice", "embedded SmolLM2-135M (CPU)")  # in process, not llama.cpp
     assert "s per turn" in page.locator("#backend-choice input").input_value()  # the cost, said next to the choice
     open_more_settings(page)
     # choosing the embedded model sets short debates: a small budget and small caps
@@ -144,3 +144,22 @@ def test_a_short_debate_on_the_embedded_model(page):
     assert "Final answer" in page.locator("#result").inner_text()
     assert "invalid plan" not in page.locator("#plans").inner_text()
     screenshot(page, "live-embedded")
+
+
+def test_a_short_debate_on_the_embedded_model_served_by_llamacpp(page):
+    choose(page, "backend-choice", "embedded SmolLM2-135M on llama.cpp")
+    assert "s per turn" in page.locator("#backend-choice input").input_value()
+    open_more_settings(page)
+    assert float(page.locator("#budget-setting input[type=number]").input_value()) <= 150  # short settings too
+    set_number(page, "budget-setting", 30)
+    set_number(page, "pace", 0)
+    set_number(page, "utterance-tokens", 24)
+    page.click("#start")
+    try:
+        wait_for(lambda: page.locator("#result .final").count() > 0, "the llama.cpp debate to end", HANG_GUARD_S)
+    except AssertionError:
+        page.click("#stop")
+        raise
+    assert "llama.cpp" in page.locator("#question").inner_text()  # the model as the debate recorded it
+    assert "Final answer" in page.locator("#result").inner_text()
+    assert "invalid plan" not in page.locator("#plans").inner_text()

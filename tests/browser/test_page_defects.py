@@ -116,7 +116,7 @@ def test_the_first_use_of_a_model_says_it_is_loading_and_stop_ends_it_at_once(br
     app_db = tmp_path / "fresh.sqlite3"
     try:
         page.evaluate(STATUS_LOG_JS)
-        choose(page, "backend-choice", "embedded SmolLM2-135M")
+        choose(page, "backend-choice", "embedded SmolLM2-135M (CPU)")  # in process, not llama.cpp
         page.click("#start")
         wait_for(lambda: "tokens so far" in status(page), "the model generating", HANG_GUARD_S)
         statuses = page.evaluate("window.__statuses")
