@@ -342,3 +342,14 @@ def test_tokens_are_counted_by_the_servers_tokenizer_and_cached():
     assert [r.url.path for r in server.seen].count("/tokenize") == 1
     spans = backend.tokenize("Nitrogen is common")
     assert [(s.start, s.end) for s in spans] == [(0, 8), (8, 11), (11, 18)]
+
+
+def test_vllm_is_asked_for_the_choices_own_tokens_so_their_probabilities_are_exact():
+    server = Server(ok, owner="vllm")
+    backend = server.backend()
+    assert Capability.CHOICE_PROBS not in backend.estimates
+    backend.generate([ask(signals=Signals(choices=("Yes", "No")))])
+    assert server.bodies[0]["logprob_token_ids"] == [0]  # the fake tokenizer numbers tokens from 0 per text
+    generic = Server(ok, owner="someone")
+    generic.backend().generate([ask(signals=Signals(choices=("Yes", "No")))])
+    assert "logprob_token_ids" not in generic.bodies[0]

@@ -132,3 +132,29 @@ def test_a_study_cell_runs_on_vllm(vllm_server, tmp_path):
         assert isinstance(end, DebateEnded) and end.error is None and end.stats.generated_tokens > 0
     finally:
         store.close()
+
+
+def test_choice_probabilities_on_vllm_are_the_choices_own_even_outside_the_top(vllm_server):
+    """The backend asks for the choices' own token ids; a plain top-20 request agrees where it lists them."""
+    import math
+
+    import httpx
+
+    backend = backend_for(vllm_server)
+    question = "Which is a colour? A) red B) seven. Answer with one letter."
+    choices = ("A", "B", " zebra")  # " zebra" is far outside the top 20 at the first position
+    [completion] = backend.generate([ask(question, cap=1, signals=Signals(choices=choices))])
+    probs = completion.choice_probs
+    assert probs is not None and all(p > 0 for p in probs.values())  # none counted as 0
+    body = {
+        "model": SERVED_MODEL,
+        "messages": [{"role": "user", "content": question}],
+        "max_tokens": 1,
+        "temperature": 0,
+        "logprobs": True,
+        "top_logprobs": 20,
+    }
+    direct = httpx.post(vllm_server.v1_url + "/chat/completions", json=body, timeout=60).json()
+    top = {e["token"]: math.exp(e["logprob"]) for e in direct["choices"][0]["logprobs"]["content"][0]["top_logprobs"]}
+    assert "A" in top and abs(probs["A"] - top["A"]) < 1e-4
+    assert probs[" zebra"] < min(top.values())  # below everything the top 20 lists

@@ -15,7 +15,8 @@ request in order, or raises for the whole batch. Per request:
 * signals come from ``logprobs``/``top_logprobs``: the NLL of each chosen
   token, the entropy **estimated** from the top k (``entropy_top_k`` on the
   completion, ``estimates`` on the backend), and choice probabilities from the
-  first position's top k;
+  first position's top k (exact on vLLM, which is asked for the choices' own
+  token ids);
 * ``assistant_prefix`` continues a partial reply where the dialect can
   (``CONTINUATION`` is declared only then);
 * a set ``cancel`` token closes the stream (the server aborts the request) and
@@ -133,6 +134,8 @@ class OpenAIBackend(Backend):
             f"(a lower bound); log-likelihoods {raw}",
             Capability.CHOICE_PROBS: f"a choice outside the top {self.top_logprobs} at the first position counts 0",
         }
+        if self.dialect.exact_choices:
+            del self.estimates[Capability.CHOICE_PROBS]  # asked for by token id: exact
 
     # -- identity ------------------------------------------------------------------------------
 
@@ -257,6 +260,9 @@ class OpenAIBackend(Backend):
         body["logprobs"] = True
         if request.signals.token_stats or request.signals.choices:
             body["top_logprobs"] = self.top_logprobs
+        if request.signals.choices and not request.signals.token_stats and self.dialect.exact_choices:
+            # the choices' own first tokens, whatever their rank (the list then holds only those)
+            body["logprob_token_ids"] = sorted({p[0].id for c in request.signals.choices if (p := self._pieces(c))})
         if request.json_schema is not None:
             self.dialect.constrain(body, request.json_schema)
         if request.assistant_prefix:

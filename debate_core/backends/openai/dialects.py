@@ -44,6 +44,8 @@ class Dialect:
     max_top_logprobs: int
     raw_logprobs: bool
     note: str
+    #: the server returns the log-probabilities of given token ids (vLLM's ``logprob_token_ids``)
+    exact_choices: bool = False
 
     def constrain(self, body: dict[str, Any], schema: Mapping[str, Any]) -> None:
         """Add the JSON schema to a chat request."""
@@ -199,6 +201,7 @@ VLLM = Vllm(
     max_top_logprobs=20,
     raw_logprobs=True,
     note="vLLM: response_format json_schema; raw log-probabilities (its default --logprobs-mode), grammar-masked",
+    exact_choices=True,
 )
 DIALECTS = {d.name: d for d in (GENERIC, LLAMACPP, VLLM)}
 
