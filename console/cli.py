@@ -35,6 +35,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.text import Text
 
+from console.announce import announce
 from console.human import ask_line
 from console.listing import show_protocols
 from console.terminal import TerminalRenderer, make_console
@@ -290,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print(Text(f"The model server cannot be used: {error}", style="red"))
         return 1
     try:
-        _announce(backend, console)
+        announce(backend, console)
     except BackendError as error:
         console.print(Text(f"The model could not be loaded: {error}", style="red"))
         return 1
@@ -344,29 +345,6 @@ def event_sink(name: str, target: str) -> Callable[[Iterable[Event]], Iterator[E
         raise ConfigError(f"--{name} needs the storage package (pip install -e . installs it)")
     factory = next(iter(found)).load()
     return factory(target)  # type: ignore[no-any-return]
-
-
-def _announce(backend: Backend | BackendRouter, console: Console) -> None:
-    """Say plainly which model is in use, and load it before the debate starts."""
-    if isinstance(backend, BackendRouter):
-        for each in backend.backends:
-            _announce(each, console)
-        return
-    if not hasattr(backend, "loaded"):
-        return
-    from debate_core.backends.hf.embedded import EMBEDDED_NOTICE
-
-    if getattr(backend, "is_embedded", False):
-        console.print(Text(EMBEDDED_NOTICE, style="yellow"))
-    with console.status(f"Loading {backend.model_id} (the first use of the embedded model converts it once)"):
-        loaded = backend.loaded
-    console.print(
-        Text(
-            f"Model: {loaded.model_id} on {loaded.device} ({loaded.dtype}), "
-            f"loaded in {loaded.load_seconds:.1f} s (+ {loaded.import_seconds:.1f} s importing torch)",
-            style="dim",
-        )
-    )
 
 
 _DONE = object()
