@@ -24,11 +24,13 @@ What it does not do: compute anything itself (``runner``, ``analysis`` and
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.logging import RichHandler
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.progress import Progress as RichBar
@@ -38,6 +40,7 @@ from debate_core.backends import factory
 from debate_core.backends.base import Backend
 from debate_core.config import Condition, PromptLayout
 from debate_core.errors import DebateError
+from debate_core.log import logger
 from debate_core.status import DebateStatus
 from experiments import bench_dataset, compare, compare_cli, compare_report, handraiser_cli, train_gate, train_listener
 from experiments.mmlu import MmluError
@@ -299,11 +302,16 @@ def main(argv: list[str] | None = None) -> int:
         "train-listener": train_listener.cmd_train_listener,
         "train-gate": train_gate.cmd_train_gate,
     }
+    # warnings of the run (a cell taken over from a dead worker, a failed debate) on the console
+    handler = RichHandler(console=console, show_time=False, show_path=False, level=logging.WARNING)
+    logger.addHandler(handler)
     try:
         return commands[args.command](args, console)
     except (ExperimentError, MmluError, StrategyQaError, DebateError, KeyError, ValueError) as error:
         console.print(f"[red]error:[/red] {escape(str(error))}")  # the message as written ("[hotpotqa]" too)
         return 2
+    finally:
+        logger.removeHandler(handler)
 
 
 if __name__ == "__main__":

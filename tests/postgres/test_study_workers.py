@@ -83,6 +83,8 @@ def test_three_workers_one_killed_finish_every_cell_once_and_report_as_one(
     assert rows[taken]["attempt"] >= 2 and rows[taken]["worker"] in {s.id for s in survivors}  # taken over
     by_victim = sum(c["worker"] == victim.id for c in rows.values())
     assert by_victim + sum(finished_now(out) for out in outputs) == CELLS  # each cell finished by one worker
+    said = " ".join(" ".join(outputs).split())  # the taking worker says so on its console
+    assert f"cell {taken}: the lease of {victim.id} expired" in said
 
     store = Store(url)
     try:
