@@ -110,6 +110,12 @@ class Debate:
                         f"protocol {protocol.name} needs {requirement.capability.description} "
                         f"({requirement.why}); backend {backend.model_id} does not provide it"
                     )
+                if requirement.vocabulary and not backend.vocab_size:
+                    raise CapabilityError(
+                        f"protocol {protocol.name} needs the model's vocabulary size ({requirement.why}); backend "
+                        f"{backend.model_id} does not know it (a server backend takes --backend-option vocab_size=N; "
+                        "a protocol parameter may offer another rule, e.g. SID's gate=fixed)"
+                    )
 
     def stop(self) -> None:
         """End the debate promptly (thread-safe); it ends with reason ``stopped``."""

@@ -353,3 +353,29 @@ def test_vllm_is_asked_for_the_choices_own_tokens_so_their_probabilities_are_exa
     generic = Server(ok, owner="someone")
     generic.backend().generate([ask(signals=Signals(choices=("Yes", "No")))])
     assert "logprob_token_ids" not in generic.bodies[0]
+
+
+def test_a_protocol_that_needs_attention_refuses_a_server_and_one_that_needs_token_statistics_runs():
+    from debate_core import AgentSpec, Debate, DebateConfig, Question
+
+    question = Question(text="Which gas is most of dry air?", options=("Oxygen", "Nitrogen"), answer="B")
+    agents = tuple(AgentSpec(name=n) for n in ("Alex", "Chris", "Jenny"))
+    backend = Server(ok).backend()
+    with pytest.raises(CapabilityError, match="attention"):
+        Debate(DebateConfig(question=question, agents=agents, protocol="sid", variant="compress"), backend)
+    sized = Server(ok).backend(vocab_size=49152)
+    gated = Debate(DebateConfig(question=question, agents=agents, protocol="sid", variant="exit"), sized)
+    assert gated is not None  # its gate reads the declared entropy estimate
+
+
+def test_a_gate_in_units_of_the_vocabulary_is_refused_before_the_debate_when_the_server_does_not_say_it():
+    from debate_core import AgentSpec, Debate, DebateConfig, Question
+
+    question = Question(text="Which gas is most of dry air?", options=("Oxygen", "Nitrogen"), answer="B")
+    agents = tuple(AgentSpec(name=n) for n in ("Alex", "Chris", "Jenny"))
+    sid = DebateConfig(question=question, agents=agents, protocol="sid", variant="exit")
+    with pytest.raises(CapabilityError, match=r"vocabulary size.*vocab_size=N"):
+        Debate(sid, Server(ok, owner="vllm").backend())  # vLLM's model list has no vocabulary size
+    assert Debate(sid, Server(ok, owner="vllm").backend(vocab_size=49152)) is not None
+    fixed = sid.model_copy(update={"params": {"gate": "fixed"}})
+    assert Debate(fixed, Server(ok, owner="vllm").backend()) is not None  # the code's constants need no |V|

@@ -36,12 +36,12 @@ from typing import Any
 
 import gradio as gr
 
-from debate_core.errors import ConfigError, HumanInputError
+from debate_core.errors import BackendError, ConfigError, HumanInputError
 from debate_core.protocols.kimura.demo import demo_config
 from ui import charts, render, seat_form
 from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, stream
 from ui.seat_form import build_seat_form
-from ui.session import DEFAULT_GRACE_S, EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, LiveSession, backend_for, find
+from ui.session import DEFAULT_GRACE_S, EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER, LiveSession, backend_for, find
 from ui.setup_panel import BROWSER_MAX_CHARS, NO_HUMAN, FormError, SetupForm, config_from_form
 
 CONFIRM_S = 10.0
@@ -171,7 +171,7 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
             return current, time.monotonic() + CONFIRM_S, _notice(note), gr.skip()
         try:
             live = make()
-        except (FormError, ConfigError) as error:
+        except (FormError, ConfigError, BackendError) as error:  # BackendError: a server that does not answer
             return current, 0.0, _notice(f"Cannot start: {error}", bad=True), gr.skip()
         if current is not None and running:
             current.stop()
@@ -182,6 +182,8 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
             fields = dict(zip(form.names(), values, strict=True))
             config = config_from_form(fields)
             backend_choice, model, human = fields["backend"], fields["model"], fields["human"]
+            if backend_choice == SERVER and not (model or "").strip():
+                raise FormError("type the server's address and model name, e.g. http://127.0.0.1:8000/v1 llama-8b")
             if backend_choice not in (SCRIPTED, EMBEDDED, EMBEDDED_LLAMACPP) and not (model or "").strip():
                 raise FormError("type a model id or a local path, or choose another model")
             seat = None if human == NO_HUMAN else human

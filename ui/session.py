@@ -48,6 +48,7 @@ from ui.view_model import DebateView
 SCRIPTED = "scripted demo (no model)"
 EMBEDDED = "embedded SmolLM2-135M (CPU)"
 EMBEDDED_LLAMACPP = "embedded SmolLM2-135M on llama.cpp (CPU)"
+SERVER = "an OpenAI-compatible server"
 PACED = (UnitDisclosed, SilentTurn, Intervention)
 DEFAULT_GRACE_S = 60.0
 MAX_URGENCY = 9
@@ -64,6 +65,9 @@ def backend_for(choice: str, config: DebateConfig, model: str = "") -> Backend |
         spec = BackendSpec("scripted")
     elif choice == EMBEDDED_LLAMACPP:
         spec = BackendSpec("llamacpp", options={"threads": 1})  # its own server, stopped with the debate
+    elif choice == SERVER:  # "URL [model name]"; the key, if any, from the app's OPENAI_API_KEY
+        url, _, name = model.strip().partition(" ")
+        spec = BackendSpec("openai", name.strip() or None, options={"base_url": url})
     else:
         spec = BackendSpec("transformers", model=model.strip() if choice != EMBEDDED and model.strip() else None)
     return seated(make_backend(spec, config), spec, config)

@@ -40,7 +40,7 @@ from debate_core.protocols.base import Protocol, RoleSpec
 from debate_core.protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
 from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve
 from ui.form_words import friendly
-from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED
+from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER
 
 SAMPLES = Path(__file__).resolve().parent.parent / "assets" / "sample_questions.json"
 NO_HUMAN = "nobody (all agents are models)"
@@ -52,6 +52,7 @@ MODEL_CHOICES = [
     (f"{EMBEDDED_LLAMACPP} · about 3-6 s per turn on 2 cores; the same tiny model, 4-bit", EMBEDDED_LLAMACPP),
     (f"{EMBEDDED} · about 10-15 s per turn on 2 cores; tiny, its text is poor", EMBEDDED),
     (f"{OTHER_MODEL} · depends on the model and the machine", OTHER_MODEL),
+    (f"{SERVER} · vLLM, llama.cpp, ...: its address and model name below", SERVER),
 ]
 # Choosing the embedded model sets short debates, so one reaches its end in a few minutes on two cores.
 EMBEDDED_DEFAULTS = {"budget": 120, "utterance_tokens": 40, "plan_tokens": 96, "layout": "cached"}
@@ -167,8 +168,8 @@ def build_setup() -> SetupForm:
             info="The scripted demo needs no model; the embedded model runs on any CPU, slowly.",
         )
         model = gr.Textbox(
-            label="Model id or local path (for the last choice)",
-            placeholder="meta-llama/Llama-3.1-8B-Instruct",
+            label="Model id or local path, or a server's address and model name (for the last two choices)",
+            placeholder="meta-llama/Llama-3.1-8B-Instruct  ·  http://127.0.0.1:8000/v1 llama-8b",
             max_length=500,
             elem_id="model-id",
         )

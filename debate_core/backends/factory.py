@@ -41,7 +41,7 @@ from debate_core.errors import ConfigError
 ENTRY_POINT_GROUP = "interruptible_debate.backends"
 BUILT_IN = ("scripted", "transformers", "llamacpp", "openai")
 SERVER_OPTIONS = frozenset(
-    {"api_key_env", "concurrency", "timeout_s", "retries", "top_logprobs", "dialect", "tokenizer"}
+    {"api_key_env", "concurrency", "timeout_s", "retries", "top_logprobs", "dialect", "tokenizer", "vocab_size"}
 )
 LLAMACPP_OPTIONS = frozenset({"threads", "parallel", "ctx", "concurrency", "timeout_s", "retries", "top_logprobs"})
 

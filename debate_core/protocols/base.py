@@ -65,11 +65,16 @@ class RoleSpec:
 
 @dataclass(frozen=True, slots=True)
 class Requirement:
-    """A capability the backend of some roles (all agents when ``roles`` is empty) must have."""
+    """A capability the backend of some roles (all agents when ``roles`` is empty) must have.
+
+    ``vocabulary``: the backend must also know its model's vocabulary size (``Backend.vocab_size``),
+    e.g. for a threshold in units of ln|V|.
+    """
 
     capability: Capability
     why: str
     roles: tuple[str, ...] = ()
+    vocabulary: bool = False
 
 
 class Protocol(ABC):

@@ -12,6 +12,7 @@ from tests.browser.pages import (
     Person,
     choose,
     interrupt_first_speaker,
+    notice,
     open_more_settings,
     sentences,
     set_number,
@@ -163,3 +164,32 @@ def test_a_short_debate_on_the_embedded_model_served_by_llamacpp(page):
     assert "llama.cpp" in page.locator("#question").inner_text()  # the model as the debate recorded it
     assert "Final answer" in page.locator("#result").inner_text()
     assert "invalid plan" not in page.locator("#plans").inner_text()
+
+
+def test_a_debate_on_an_openai_compatible_server_and_a_clear_refusal_when_none_answers(page):
+    from debate_core.backends.openai import LlamaCppServer
+
+    choose(page, "backend-choice", "an OpenAI-compatible server")
+    address = page.locator("#model-id textarea, #model-id input").first
+    address.fill("http://127.0.0.1:9/v1 nothing")
+    page.click("#start")
+    wait_for(lambda: "Cannot start" in notice(page), "the refusal")
+    assert "no OpenAI-compatible server answers at http://127.0.0.1:9/v1" in notice(page)
+    server = LlamaCppServer(None, parallel=4)  # a server somebody runs; the app only reaches it
+    try:
+        address.fill(f"{server.url} {server.alias}")
+        open_more_settings(page)
+        set_number(page, "budget-setting", 30)
+        set_number(page, "pace", 0)
+        set_number(page, "utterance-tokens", 24)
+        page.click("#start")
+        try:
+            wait_for(lambda: page.locator("#result .final").count() > 0, "the server's debate to end", HANG_GUARD_S)
+        except AssertionError:
+            page.click("#stop")
+            raise
+        assert "(llamacpp)" in page.locator("#question").inner_text()  # the server, as the debate recorded it
+        assert "Final answer" in page.locator("#result").inner_text()
+        assert server.process.poll() is None  # the app does not stop a server it did not start
+    finally:
+        server.stop()

@@ -123,12 +123,24 @@ def _sqlite_writable(url: str) -> bool:
     return True
 
 
+def _wait_stopped(pid: int) -> None:
+    """Until the kernel reports ``pid`` stopped (state T in /proc); a CI machine may take a while."""
+    for _ in range(1000):
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+        if state in ("T", "t"):
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"process {pid} did not stop after SIGSTOP")
+
+
 def freeze_holding_a_debate(victim: Worker, url: str, experiment: str) -> str:
     """SIGSTOP ``victim`` while it holds a cell with its debate begun; that cell's debate id."""
     sqlite = "://" not in url or url.startswith("sqlite")
     while True:
         wait_for(lambda: _held(url, experiment, victim.id), f"{victim.id} to hold a cell", [victim])
         os.kill(victim.proc.pid, signal.SIGSTOP)
+        _wait_stopped(victim.proc.pid)  # SIGSTOP is delivered asynchronously: look only once it has stopped
         held = _held(url, experiment, victim.id)
         if held and (not sqlite or _sqlite_writable(url)):
             return held

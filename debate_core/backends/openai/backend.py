@@ -78,6 +78,7 @@ class OpenAIBackend(Backend):
         top_logprobs: int = DEFAULT_TOP_LOGPROBS,
         dialect: str | None = None,
         tokenizer: str | None = None,
+        vocab_size: int | None = None,
         transport: httpx.BaseTransport | None = None,
         sleep: Any = time.sleep,
     ) -> None:
@@ -115,7 +116,7 @@ class OpenAIBackend(Backend):
         self.model = model
         entry = next((e for e in entries if model in (e.get("id"), *(e.get("aliases") or []))), {})
         self.dialect: Dialect = DIALECTS[dialect] if dialect else detect(models)
-        self._vocab = self.dialect.vocab_size(entry)
+        self._vocab = vocab_size or self.dialect.vocab_size(entry)  # vLLM does not say; the user may
         self.top_logprobs = max(1, min(top_logprobs, self.dialect.max_top_logprobs))
         self._local_tokenizer_name = tokenizer
         self._local_tokenizer: Any = None

@@ -82,7 +82,9 @@ class SidProtocol(Protocol):
     def requirements(self) -> tuple[Requirement, ...]:
         needs = []
         if self.variant in GATED:
-            needs.append(Requirement(Capability.TOKEN_STATS, "the early-exit gate reads each answer's NLL and entropy"))
+            alpha = self.variant != "sid_c" and self.settings.gate == "alpha"  # its threshold is alpha x ln|V|
+            why = "the early-exit gate reads each answer's NLL and entropy" + (" against alpha ln|V|" if alpha else "")
+            needs.append(Requirement(Capability.TOKEN_STATS, why, vocabulary=alpha))
         if self.variant in COMPRESSING:
             needs.append(Requirement(Capability.ATTENTION, "compression scores the others' tokens by attention"))
         return tuple(needs)
