@@ -125,6 +125,20 @@ def test_the_analysis_tab_shows_a_comparison_of_protocols(page):
     wait_for(lambda: ".zip" in page.locator("#analysis-files").inner_text(), "the comparison's report")
 
 
+def run_a_short_debate(page, what: str) -> None:
+    """Budget 30, no pace, 24 tokens per utterance; Start, and wait for the end (Stop if it never comes,
+    so that no model keeps running in the app for the tests that follow)."""
+    set_number(page, "budget-setting", 30)
+    set_number(page, "pace", 0)
+    set_number(page, "utterance-tokens", 24)
+    page.click("#start")
+    try:
+        wait_for(lambda: page.locator("#result .final").count() > 0, f"{what} to end", HANG_GUARD_S)
+    except AssertionError:
+        page.click("#stop")
+        raise
+
+
 def test_a_short_debate_on_the_embedded_model(page):
     choose(page, "backend-choice", "embedded SmolLM2-135M (CPU)")  # in process, not llama.cpp
     assert "s per turn" in page.locator("#backend-choice input").input_value()  # the cost, said next to the choice
@@ -132,15 +146,7 @@ def test_a_short_debate_on_the_embedded_model(page):
     # choosing the embedded model sets short debates: a small budget and small caps
     assert float(page.locator("#budget-setting input[type=number]").input_value()) <= 150
     assert float(page.locator("#utterance-tokens input[type=number]").input_value()) <= 48
-    set_number(page, "budget-setting", 30)
-    set_number(page, "pace", 0)
-    set_number(page, "utterance-tokens", 24)
-    page.click("#start")
-    try:
-        wait_for(lambda: page.locator("#result .final").count() > 0, "the embedded model's debate to end", HANG_GUARD_S)
-    except AssertionError:
-        page.click("#stop")  # do not leave the model running in the app for the tests that follow
-        raise
+    run_a_short_debate(page, "the embedded model's debate")
     assert "SmolLM2-135M" in page.locator("#question").inner_text()
     assert "Final answer" in page.locator("#result").inner_text()
     assert "invalid plan" not in page.locator("#plans").inner_text()
@@ -152,15 +158,7 @@ def test_a_short_debate_on_the_embedded_model_served_by_llamacpp(page):
     assert "s per turn" in page.locator("#backend-choice input").input_value()
     open_more_settings(page)
     assert float(page.locator("#budget-setting input[type=number]").input_value()) <= 150  # short settings too
-    set_number(page, "budget-setting", 30)
-    set_number(page, "pace", 0)
-    set_number(page, "utterance-tokens", 24)
-    page.click("#start")
-    try:
-        wait_for(lambda: page.locator("#result .final").count() > 0, "the llama.cpp debate to end", HANG_GUARD_S)
-    except AssertionError:
-        page.click("#stop")
-        raise
+    run_a_short_debate(page, "the llama.cpp debate")
     assert "llama.cpp" in page.locator("#question").inner_text()  # the model as the debate recorded it
     assert "Final answer" in page.locator("#result").inner_text()
     assert "invalid plan" not in page.locator("#plans").inner_text()
@@ -179,15 +177,7 @@ def test_a_debate_on_an_openai_compatible_server_and_a_clear_refusal_when_none_a
     try:
         address.fill(f"{server.url} {server.alias}")
         open_more_settings(page)
-        set_number(page, "budget-setting", 30)
-        set_number(page, "pace", 0)
-        set_number(page, "utterance-tokens", 24)
-        page.click("#start")
-        try:
-            wait_for(lambda: page.locator("#result .final").count() > 0, "the server's debate to end", HANG_GUARD_S)
-        except AssertionError:
-            page.click("#stop")
-            raise
+        run_a_short_debate(page, "the server's debate")
         assert "(llamacpp)" in page.locator("#question").inner_text()  # the server, as the debate recorded it
         assert "Final answer" in page.locator("#result").inner_text()
         assert server.process.poll() is None  # the app does not stop a server it did not start
