@@ -433,3 +433,25 @@ def test_json_in_a_code_fence_or_after_a_sentence_is_still_read_as_json():
     assert (chosen.self_act, chosen.peer_act, chosen.action) == ("adapt", "comment", "Take B.")
     worded, _ = compose.parse("I will revise my answer and withhold any comment {for now}.", _view())
     assert (worded.self_act, worded.peer_act) == ("revise", "withhold")
+
+
+@pytest.mark.parametrize("variant", ["ace", "no_analyze", "no_compose", "no_execute", "parallel"])
+@pytest.mark.parametrize(
+    "first", ["", "I cannot say.", '{"answer": "B", "explanation": []}'], ids=["empty", "prose", "no-items"]
+)
+def test_the_demo_goes_on_when_no_first_round_answer_parsed(tmp_path, variant, first):
+    """Each debater's first answer unusable (or without items): the demo's debaters go back to their own
+    script and the debate ends, recorded whole, in every variant."""
+    from storage import Store
+
+    cfg = config(variant, rounds=2)
+    store = Store(tmp_path / "ace.sqlite3")
+    try:
+        events = list(store.record(Debate(cfg, ScriptedBackend(Recording(cfg, answer=first))).events()))
+        assert isinstance(events[-1], DebateEnded) and store.debate(events[0].debate_id).status == "finished"
+        assert store.events(events[0].debate_id) == events
+    finally:
+        store.close()
+    later = [u for u in of_type(events, UtteranceGenerated) if u.speaker != "Olive"][2:]  # after round 1
+    assert all(u.error is None for u in later)  # the demo itself never answered with something unusable
+    assert later or "explanation" in first  # answers that name nothing agree on nothing: the debate goes on

@@ -9,7 +9,7 @@ import pytest
 from debate_core import AgentSpec, Debate, DebateConfig, HumanChannel, HumanSeat, ScriptedBackend, SeatKind
 from debate_core.backends.router import BackendRouter
 from debate_core.backends.scripted import ScriptedReply, scripted_tokens
-from debate_core.errors import CapabilityError, ConfigError
+from debate_core.errors import CapabilityError, ConfigError, HumanInputError
 from debate_core.events import (
     AnswersUpdated,
     DebateEnded,
@@ -359,3 +359,59 @@ def test_a_person_as_moderator_is_their_own_policy_and_only_votes_in_the_baselin
         assert bool(of_type(events, Interrupted)) == cut
         assert all(d.source.value == "human" for d in decisions) and (decisions[0].unit_index == 0 if cut else True)
         assert debate.protocol.controls_for("moderator") == ("none" if variant == "generic" else "interrupt")
+
+
+# -- what a model or a person may send (hostile-probe round) --------------------------------------------------
+def _recorded(tmp_path, debate: Debate) -> list:
+    """The debate's events as recorded in a store: it finished, and every event reads back equal."""
+    from storage import Store
+
+    store = Store(tmp_path / "debates.sqlite3")
+    try:
+        events = list(store.record(debate.events()))
+        assert isinstance(events[-1], DebateEnded)
+        assert store.debate(events[0].debate_id).status == "finished"
+        assert store.events(events[0].debate_id) == events
+    finally:
+        store.close()
+    return events
+
+
+@pytest.mark.parametrize("reply", [":", ": yes", " :No", "::", ":\n"])
+def test_a_moderator_reply_starting_with_a_colon_is_a_mistake_and_the_debate_goes_on(tmp_path, reply):
+    class Colon(Script):
+        def __call__(self, request):
+            return reply if request.kind == "listen" else super().__call__(request)
+
+    events = _recorded(tmp_path, Debate(config("prompted"), ScriptedBackend(Colon())))
+    decisions = of_type(events, ListenerDecision)
+    assert decisions and all(not d.valid and not d.interrupt for d in decisions)  # the fallback: no interruption
+    assert all("expected yes or no" in (d.error or "") for d in decisions)
+    assert not of_type(events, Interrupted) and events[-1].final_answer == "B"
+
+
+@pytest.mark.parametrize("point", ["why \ud800?", "ok"])
+def test_a_point_typed_by_the_moderator_is_never_recorded_since_listen_takes_none(tmp_path, point):
+    agents = (*AGENTS[:2], AgentSpec(name="Moderator", seat=SeatKind.HUMAN))
+    channel = HumanChannel()
+    channel.set_stance(intent="interrupt", point=point)
+    seat = HumanSeat("Moderator", channel, timeout_s=0.05, live=True)
+    debate = Debate(config("random", agents=agents, max_rounds=1), ScriptedBackend(Script()), seats={"Moderator": seat})
+    cut = of_type(_recorded(tmp_path, debate), ListenerDecision)[0]
+    assert (cut.interrupt, cut.text, cut.raw) == (True, None, "yes")
+
+
+def test_the_moderators_live_controls_refuse_what_is_no_control():
+    channel = HumanChannel()
+    for values in (
+        {"intent": "\ud800"},
+        {"intent": "cut" * 100_000},
+        {"intent": 7},
+        {"volume": 11},
+        {"intent": "interrupt", "point": "x" * 5_000},  # longer than a point may be: nothing is armed
+        {"intent": "interrupt", "point": "\ud800"},  # a point that says nothing
+    ):
+        with pytest.raises(HumanInputError):
+            channel.set_stance(**values)
+    assert channel.stance() == {}  # a refused change changes nothing
+    assert channel.set_stance(intent=" Interrupt ") == {"intent": "interrupt"}

@@ -13,10 +13,15 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from debate_core import AgentSpec, Debate, HumanChannel, HumanSeat, ScriptedBackend, SeatKind
 from debate_core.errors import BackendError, ConfigError, HumanInputError
 from debate_core.events import DebateEnded, InitialAnswersGiven, PlansMade, UnitDisclosed, UtteranceGenerated
+from debate_core.kernel import sentence_rules
+from debate_core.kernel.forms import FormInvalid
+from debate_core.kernel.policies import Decision, decision_form, parse_decision
 from storage import Store
 from tests.conftest import SentenceSplitter, build_script_backend, make_config, of_type, plan_json
 
@@ -232,3 +237,90 @@ def test_importing_json_nonsense_from_the_command_line_is_a_clear_error(tmp_path
     assert result.returncode == 1 and "error:" in result.stdout and "Traceback" not in result.stderr
     result = run_storage("--db", str(tmp_path / "s.sqlite3"), "import", str(tmp_path))
     assert result.returncode == 1 and "cannot read" in result.stdout
+
+
+# -- the hostile-probe round after #11: listener replies, rescans of long text -------------------------------------
+LISTENER_REPLY = st.one_of(
+    st.text(st.characters(codec=None, exclude_categories=()), max_size=60),
+    st.text(alphabet=st.sampled_from(":{} \n\tyesnoINTERRUPT.*\"'`"), max_size=30),
+    st.tuples(st.sampled_from(["", " ", ":", "::", "{", "yes", "NO", "interrupt"]), st.text(max_size=20)).map("".join),
+)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(raw=LISTENER_REPLY, with_text=st.booleans())
+def test_any_listener_reply_is_a_decision_or_the_documented_fallback(raw, with_text):
+    """``parse_decision`` answers or refuses (``FormInvalid``, whose fallback is not to interrupt); nothing else."""
+    form = decision_form("listen", "cut now?", lambda view: (), with_text=with_text)
+    try:
+        decision = parse_decision(raw, with_text)
+    except FormInvalid:
+        assert form.fallback(None) == Decision(False)
+        return
+    assert isinstance(decision, Decision) and isinstance(decision.interrupt, bool)
+    assert decision.text is None or (decision.interrupt and isinstance(decision.text, str))
+    assert form.parse(raw, None) == (decision, None)
+
+
+@pytest.mark.parametrize("raw", [":", " : yes", ":\n", "::", ":{"])
+def test_a_listener_reply_starting_with_a_colon_is_refused_not_a_crash(raw):
+    for with_text in (False, True):
+        with pytest.raises(FormInvalid, match="expected yes or no"):
+            parse_decision(raw, with_text)
+
+
+def _option_boundaries_by_rescan(masked: str) -> list[int]:
+    """The option-letter rule as first written: the text before each match sliced and split again."""
+    cuts = []
+    for match in sentence_rules._OPTION.finditer(masked):
+        before = masked[: match.start()].rstrip()
+        word = before.split()[-1] if before.split() else ""
+        bare = word.strip("*_\"'(").lower()
+        if (
+            word.endswith(":")
+            or bare in sentence_rules._OPTION_WORDS
+            or (word[:1].islower() and bare.rstrip(",;") not in sentence_rules._NOT_BEFORE and word[-1:].isalpha())
+        ):
+            cuts.append(match.end())
+    return cuts
+
+
+OPTION_PIECES = ["A.", "B. ", " ", "answer ", "is ", "(", "*", "C.", "Oxygen", "\u00a0", "\t", "by ", "x:", "J. "]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(pieces=st.lists(st.sampled_from(OPTION_PIECES), max_size=14))
+def test_option_letters_end_sentences_as_before_without_rescanning_the_line(pieces):
+    masked = "".join(pieces)
+    assert sentence_rules._option_boundaries(masked) == _option_boundaries_by_rescan(masked)
+
+
+STANCE_VALUE = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.text(st.characters(codec=None, exclude_categories=()), max_size=40),
+    st.sampled_from(["interrupt", "raise", "listen", " Listen ", "\ud800", "x" * 3_000, "B"]),
+    st.integers(4_301, 6_000).map(lambda n: 10**n),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(values=st.dictionaries(st.sampled_from(["intent", "urgency", "answer", "point", "mood"]), STANCE_VALUE))
+def test_whatever_the_live_controls_send_the_stance_holds_only_clean_bounded_values(values):
+    channel = HumanChannel()
+    try:
+        stance = channel.set_stance(**values)
+    except HumanInputError:
+        assert channel.stance() == {}  # refused: nothing changed
+        return
+    assert set(stance) <= {"intent", "urgency", "answer", "point"}
+    assert stance.get("intent", "listen") in ("listen", "interrupt", "raise")
+    assert stance.get("urgency", 0) in range(10) and not isinstance(stance.get("urgency"), bool)
+    for key in ("answer", "point"):
+        text = stance.get(key, "")
+        assert isinstance(text, str) and text == text.strip() and len(text) <= 2_000
+        text.encode("utf-8")  # storable: no lone surrogate
+        assert "\x00" not in text

@@ -17,6 +17,7 @@ from debate_core import (
     StaleRequestError,
     SuppliedInitialAnswer,
 )
+from debate_core.config import Question
 from debate_core.errors import ConfigError
 from debate_core.events import (
     Action,
@@ -532,3 +533,63 @@ def test_a_raised_hand_waits_for_a_free_floor_and_nonsense_in_the_stance_is_igno
     assert held and all(r.plan.action is Action.LISTEN for r in held)  # the floor was Alex's: the hand stays up
     free = next(plan_of(p, HUMAN) for p in of_type(events, PlansMade) if p.turn >= 1 and p.floor_holder is None)
     assert (free.plan.action, free.plan.urgency, free.plan.answer) == (Action.SPEAK, 9, "B")
+
+
+# -- the live controls are checked where they enter (hostile-probe round) ------------------------------------------
+FREE = Question(text="Who wrote Hamlet?", answer="Shakespeare")
+
+
+def test_a_lone_surrogate_in_a_standing_answer_is_cleaned_and_the_debate_records(tmp_path):
+    from storage import Store
+
+    channel = HumanChannel()
+    assert channel.set_stance(answer="Marlowe \ud800\x00") == {"answer": "Marlowe \ufffd"}
+    seat = HumanSeat(HUMAN, channel, timeout_s=WAIT_S, live=True)
+    backend = build_script_backend({(0, "Alex"): ("speak", 7, None)}, {"Alex": [ALEX_FOUR]})
+    cfg = human_config(question=FREE, max_turns=3, initial_answers={HUMAN: SuppliedInitialAnswer(answer="Marlowe")})
+    store = Store(tmp_path / "s.sqlite3")
+    try:
+        events = list(store.record(Debate(cfg, backend, seats={HUMAN: seat}, segmenter=SentenceSplitter()).events()))
+        assert store.debate(events[0].debate_id).status == "finished"
+        assert store.events(events[0].debate_id) == events
+    finally:
+        store.close()
+    assert plan_of(plans_at(events, 1), HUMAN).plan.answer == "Marlowe \ufffd"
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"answer": "B" * 2_001},  # longer than anything a person may say
+        {"answer": ["B"]},
+        {"intent": "\ud800"},
+        {"intent": "interrupt", "point": "p" * 1_001},
+        {"mood": "cross"},
+    ],
+    ids=["long-answer", "list-answer", "surrogate-intent", "long-point", "unknown-control"],
+)
+def test_live_controls_that_are_no_control_are_refused_and_change_nothing(values):
+    channel = HumanChannel()
+    channel.set_stance(intent="raise", urgency=4)
+    with pytest.raises(HumanInputError):
+        channel.set_stance(**values)
+    assert channel.stance() == {"intent": "raise", "urgency": 4}
+
+
+@pytest.mark.parametrize(
+    "urgency",
+    [10**5_000, -1, 10, 2.5, float("nan"), "7", "", True, [9]],
+    ids=["5000-digits", "-1", "10", "2.5", "nan", "text", "blank", "bool", "list"],
+)
+def test_an_urgency_that_is_no_integer_0_to_9_is_dropped_and_the_armed_interrupt_goes_at_9(urgency):
+    channel = HumanChannel()
+    assert channel.set_stance(urgency=3) == {"urgency": 3}
+    assert channel.set_stance(intent="interrupt", urgency=urgency) == {"intent": "interrupt"}
+    assert channel.set_stance(urgency=7.0, intent=None) == {"urgency": 7}  # 7.0 is 7; None removes
+
+
+def test_an_armed_interrupt_with_a_huge_urgency_still_cuts_at_urgency_9():
+    events, _ = live_debate({1: {"intent": "interrupt", "urgency": 10**5_000, "answer": "b"}}, max_turns=5)
+    [cut] = of_type(events, Interrupted)
+    assert (cut.turn, cut.interrupter) == (1, HUMAN)
+    assert plan_of(plans_at(events, 1), HUMAN).plan.urgency == 9

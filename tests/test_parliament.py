@@ -9,7 +9,7 @@ import pytest
 
 from debate_core import AgentSpec, Debate, DebateConfig, HumanChannel, HumanSeat, ScriptedBackend, SeatKind
 from debate_core.config import Question
-from debate_core.errors import CapabilityError, ConfigError
+from debate_core.errors import CapabilityError, ConfigError, HumanInputError
 from debate_core.events import (
     AnswersUpdated,
     DebateEnded,
@@ -370,3 +370,60 @@ def test_a_parliament_debate_is_stored_and_replayed_event_for_event(tmp_path):
         assert store.events(listed[0].id) == events
     finally:
         store.close()
+
+
+# -- what a model or a person may send (hostile-probe round) --------------------------------------------------
+def _recorded(tmp_path, debate: Debate) -> list:
+    """The debate's events as recorded in a store: it finished, and every event reads back equal."""
+    from storage import Store
+
+    store = Store(tmp_path / "debates.sqlite3")
+    try:
+        events = list(store.record(debate.events()))
+        assert isinstance(events[-1], DebateEnded)
+        assert store.debate(events[0].debate_id).status == "finished"
+        assert store.events(events[0].debate_id) == events
+    finally:
+        store.close()
+    return events
+
+
+@pytest.mark.parametrize("variant", ["british", "socratic"])
+@pytest.mark.parametrize("reply", [":", ": INTERRUPT", ":: NO"])
+def test_a_critics_check_starting_with_a_colon_is_a_mistake_and_the_debate_goes_on(tmp_path, variant, reply):
+    class Colon(Script):
+        def __call__(self, request) -> str:
+            return reply if request.kind in ("poi_check", "question_check") else super().__call__(request)
+
+    params = {"socratic_mode": "streaming"} if variant == "socratic" else {}  # questions while the student speaks
+    events = _recorded(tmp_path, Debate(config(variant, **params), ScriptedBackend(Colon())))
+    checks = [d for d in of_type(events, ListenerDecision) if d.policy == "prompted"]
+    assert checks and all(not d.valid and not d.interrupt and d.raw == reply for d in checks)
+    assert not of_type(events, Intervention) and events[-1].final_answer == "B"
+
+
+def _critic_points(tmp_path, **stance) -> list:
+    """A live critic armed with ``stance`` from the start; the debate recorded."""
+    channel = HumanChannel()
+    channel.set_stance(**stance)
+    agents = (AgentSpec(name=PROVER), AgentSpec(name=CRITIC, seat=SeatKind.HUMAN))
+    seat = HumanSeat(CRITIC, channel, timeout_s=0.05, live=True)
+    return _recorded(
+        tmp_path, Debate(config("british", agents=agents), ScriptedBackend(Script()), seats={CRITIC: seat})
+    )
+
+
+def test_a_lone_surrogate_in_a_persons_point_is_cleaned_before_it_is_raised(tmp_path):
+    events = _critic_points(tmp_path, intent="interrupt", point="Is \ud800 gamma \x00 third?")
+    point = of_type(events, Intervention)[0]
+    assert (point.author, point.text) == (CRITIC, "Is \ufffd gamma  third?")
+
+
+def test_the_critics_live_controls_refuse_a_point_too_long_or_saying_nothing_and_arm_nothing(tmp_path):
+    channel = HumanChannel()
+    for point in ("p" * 1_001, "\ud800 ?", ["a list"], 10**5_000):
+        with pytest.raises(HumanInputError):
+            channel.set_stance(intent="interrupt", point=point)
+    assert channel.stance() == {}
+    events = _critic_points(tmp_path, urgency=10**5_000, answer="B" * 3)  # no intent, odd values: nothing raised
+    assert not of_type(events, Intervention)

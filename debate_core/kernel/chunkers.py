@@ -55,7 +55,7 @@ def tidy_units(pieces: list[str]) -> tuple[str, ...]:
     the start, prepended to the unit after it; text with no letter or digit at
     all has no units.
     """
-    units: list[str] = []
+    units: list[list[str]] = []  # each unit's parts, joined once at the end (no rescan per glued piece)
     leading: list[str] = []
     for piece in pieces:
         piece = piece.strip()
@@ -63,15 +63,15 @@ def tidy_units(pieces: list[str]) -> tuple[str, ...]:
             continue
         if not any(ch.isalnum() for ch in piece):
             if units:
-                units[-1] = f"{units[-1]} {piece}" if piece[0] in "([{" else units[-1] + piece
+                units[-1].append(f" {piece}" if piece[0] in "([{" else piece)
             else:
                 leading.append(piece)
             continue
         if leading and not units:
             piece = " ".join([*leading, piece])
             leading = []
-        units.append(piece)
-    return tuple(units)
+        units.append([piece])
+    return tuple("".join(parts) for parts in units)
 
 
 def unit_spans(text: str, units: Sequence[str]) -> list[tuple[int, int] | None]:

@@ -222,7 +222,8 @@ def _check_integer(spec: FieldSpec, value: Any) -> int:
         raise FormInvalid(f"{spec.called} must be an integer {low}-{high}, got {value!r}")
     number = int(value)
     if (spec.minimum is not None and number < spec.minimum) or (spec.maximum is not None and number > spec.maximum):
-        raise FormInvalid(f"{spec.called} {number} is outside {low}-{high}")
+        shown = number if abs(number) < 10**15 else "this large"  # thousands of digits cannot even be printed
+        raise FormInvalid(f"{spec.called} {shown} is outside {low}-{high}")
     return number
 
 

@@ -14,7 +14,13 @@ The channel also holds the person's **stance**: what they would do if asked
 now (``set_stance(intent="interrupt", urgency=9, answer="B")``), set at any
 time from the page's live controls. A live seat answers the request kinds
 that have a standing answer (plans, yes/no decisions) from it at once, and
-waits only for the person's words.
+waits only for the person's words. The stance is checked where it enters,
+as a submission is (``STANCE_FIELDS``): ``intent`` is one of ``INTENTS``,
+``answer`` and ``point`` are text passed through ``debate_core.text.clean``
+and bounded (a point must say something), and anything else is refused with
+``HumanInputError``; only ``urgency`` is forgiving (anything but an integer
+0-9 is dropped, so the request kind's default applies). So no value the
+engine accepted from the live controls can stop the recorder.
 
 What it does not do: decide fallbacks. On a timeout or a cancelled request the
 seat (``seats.HumanSeat``) falls back as the request kind documents.
@@ -33,6 +39,25 @@ from debate_core.errors import HumanInputError, StaleRequestError
 from debate_core.kernel.forms import FieldSpec, FormInvalid, validate_values
 
 DEFAULT_MAX_HUMAN_CHARS = 2_000
+INTENTS = ("listen", "interrupt", "raise")
+MIN_URGENCY, MAX_URGENCY = 0, 9  # the live controls' urgency scale
+MAX_POINT_CHARS = 1_000  # a point of information (the decision form's own limit)
+STANCE_FIELDS = (
+    FieldSpec("intent", "choice", "What you would do now", choices=INTENTS, required=False, noun="intent"),
+    FieldSpec("urgency", "integer", "Urgency", minimum=MIN_URGENCY, maximum=MAX_URGENCY, required=False),
+    FieldSpec("answer", "text", "Your answer", required=False, noun="answer"),  # bounded by the channel's limit
+    FieldSpec("point", "text", "Your point", max_chars=MAX_POINT_CHARS, required=False, words=True, noun="point"),
+)
+_STANCE = {spec.name: spec for spec in STANCE_FIELDS}
+
+
+def _urgency_or_none(value: Any) -> int | None:
+    """An urgency of the live controls, or None for nonsense (ignored: the request kind's default applies)."""
+    try:
+        urgency = validate_values((_STANCE["urgency"],), {"urgency": value}, 0)["urgency"]
+    except HumanInputError:
+        return None
+    return urgency if isinstance(urgency, int) else None  # blank text: no urgency
 
 
 def _as_is(values: Mapping[str, Any]) -> Any:
@@ -118,14 +143,36 @@ class HumanChannel:
 
     # -- the person's side ---------------------------------------------------------
     def set_stance(self, **values: Any) -> dict[str, Any]:
-        """Change what the person would do if asked now (values None are removed); returns the stance."""
+        """Change what the person would do if asked now; returns the stance.
+
+        Values None (and blank text) are removed; the rest are checked against
+        ``STANCE_FIELDS`` before any is kept: refused values raise
+        ``HumanInputError`` and change nothing; an urgency that is not an
+        integer 0-9 is dropped.
+        """
+        accepted = self._checked_stance(values)
         with self._cond:
-            for key, value in values.items():
+            for key, value in accepted.items():
                 if value is None:
                     self._stance.pop(key, None)
                 else:
                     self._stance[key] = value
             return dict(self._stance)
+
+    def _checked_stance(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        unknown = [key for key in values if key not in _STANCE]
+        if unknown:
+            raise HumanInputError(f"the live controls have no {unknown[0]!r} (they set: {', '.join(_STANCE)})")
+        given = {key: value for key, value in values.items() if value is not None}
+        if "intent" in given and (not isinstance(given["intent"], str) or len(given["intent"]) > 40):
+            raise HumanInputError(f"the intent must be one of {', '.join(INTENTS)}")
+        urgency = given.pop("urgency", None)
+        checked = validate_values(tuple(_STANCE[key] for key in given), given, self.max_chars)
+        accepted: dict[str, Any] = {key: None for key in values}
+        accepted.update({key: value or None for key, value in checked.items()})
+        if urgency is not None:
+            accepted["urgency"] = _urgency_or_none(urgency)
+        return accepted
 
     def pending(self, timeout_s: float | None = 0.0) -> HumanRequest | None:
         """The open request, waiting up to ``timeout_s`` (None: forever) for one."""

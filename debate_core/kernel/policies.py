@@ -77,12 +77,12 @@ def parse_decision(raw: str, with_text: bool) -> Decision:
             raise FormInvalid("an interruption without its point")
         return Decision(interrupt, payload if interrupt else None)
     head, sep, rest = text.partition(":")
-    first = (head if sep else text).split(maxsplit=1)[0] if text else ""
-    word = first.strip(" .,!*\"'`").casefold()
+    words = (head if sep else text).split(maxsplit=1)  # empty when the reply is blank or starts with ":"
+    word = words[0].strip(" .,!*\"'`").casefold() if words else ""
     if word in _NO_WORDS:
         return Decision(False)
     if word in _YES_WORDS:
-        payload = rest.strip() if sep else (text.split(maxsplit=1)[1] if len(text.split()) > 1 else "")
+        payload = rest.strip() if sep else (words[1].strip() if len(words) > 1 else "")
         if with_text and not payload:
             raise FormInvalid("an interruption without its point")
         return Decision(True, payload or None)
@@ -140,8 +140,9 @@ def decision_form(
         return min(config.max_new_tokens, text_tokens) if with_text else 1
 
     def from_stance(stance: Mapping[str, Any], view: Any) -> Decision:
-        """A seated person's live controls: interrupt when armed (with the point they typed, if any)."""
-        point = stance.get("point") if isinstance(stance.get("point"), str) else None
+        """A seated person's live controls: interrupt when armed (with the point they typed, where a point
+        belongs; the channel has cleaned and bounded it)."""
+        point = stance.get("point") if with_text and isinstance(stance.get("point"), str) else None
         armed = stance.get("intent") == "interrupt" and (point or not with_text)
         return Decision(True, point) if armed else Decision(False)
 

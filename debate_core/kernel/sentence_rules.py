@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_left
 from typing import Any
 
 # Spans that no sentence boundary may fall inside.
@@ -44,6 +45,7 @@ _CLOSED_SENTENCE = re.compile(r"[.!?]\)(?=[ \t]+[\"'(\[]?[A-Z])")
 _OPTION_WORDS = {"option", "options", "answer", "choice", "choose", "pick", "letter"}
 _NOT_BEFORE = {"by", "of", "from", "dear", "and", "mr", "mrs", "ms", "dr", "st"}
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_WORD = re.compile(r"\S+")  # what str.split() calls a word
 MAX_LINE_CHARS = 10_000
 
 
@@ -126,9 +128,11 @@ def _mask(line: str) -> str:
 
 def _option_boundaries(masked: str) -> list[int]:
     cuts = []
+    words = [(m.start(), m.end()) for m in _WORD.finditer(masked)]  # found once: no rescan per match
+    starts = [start for start, _ in words]
     for match in _OPTION.finditer(masked):
-        before = masked[: match.start()].rstrip()
-        word = before.split()[-1] if before.split() else ""
+        last = bisect_left(starts, match.start()) - 1  # the last word that begins before the letter
+        word = masked[words[last][0] : min(words[last][1], match.start())] if last >= 0 else ""
         bare = word.strip("*_\"'(").lower()
         if (
             word.endswith(":")

@@ -7,7 +7,7 @@ items; every other debater answers a wrong option with two items, the first
 of which makes the same point as the first debater's first item. Then:
 
 * ``analyze``: the observer reads the answer lines; the answers agree iff
-  they are equal; item 1 matches item 1, and item 2 differs from item 2 while
+  they are equal (and name an answer); item 1 matches item 1, and item 2 differs from item 2 while
   they disagree; it stops the debate once they agree;
 * ``compose``: a debater told by the analysis that the answers disagree
   adapts if its reply is the shorter one (fewer items), and comments
@@ -21,10 +21,13 @@ of which makes the same point as the first debater's first item. Then:
 
 So full ACE agrees in round 2 and stops in round 3; ``no_analyze`` runs to
 the cap and needs the observer's pick. The script reads only what a model
-would get (the request kind and the prompt's text).
+would get (the request kind and the prompt's text). Where the replies it
+reads name no answer (a model's first answer did not parse, a person let it
+pass), a debater goes back to its own first answer and the observer has
+nothing to pick from (its pick is then refused and falls back).
 
-What it does not do: pretend to be a model; it never produces an unusable
-reply.
+What it does not do: pretend to be a model; given replies it can read, it
+never produces an unusable reply.
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ from debate_core.config import DebateConfig
 
 SHARED = "The question turns on what it states, not on what it leaves out."
 _ANSWER = re.compile(r"^\s*Answer: (.+)$", re.M)
-_REPLY = re.compile(r"((?:^  \d+\. .+\n)+)(?:^  Comment: .+\n)?^  Answer: (.+)$", re.M)
+_REPLY = re.compile(r"((?:^  \d+\. .+\n)*)(?:^  Comment: .+\n)?^  Answer: (.+)$", re.M)  # items may be none
+_NO_ANSWER = "(none)"  # how a prompt shows a reply that names no answer
+Reply = tuple[list[str], str | None]
 
 
 @dataclass
@@ -63,25 +68,40 @@ class AceDemo(ScriptByKind):
         others = [label for label in question.labels if label != correct]
         return others[0] if others else "unknown"
 
-    def _answer(self, request: GenerationRequest) -> str:
+    def _first_answer(self, request: GenerationRequest) -> Reply:
+        """What this debater answers in round 1: (items, answer)."""
         if self._me(request) == self._first_debater():
             items = [SHARED, "Each option is checked against that statement.", "Only one option survives the check."]
-            answer = self.config.question.answer or "unknown"
-        else:
-            items = [SHARED, "The first option that looks plausible is the one to choose."]
-            answer = self._wrong()
+            return items, self.config.question.answer or "unknown"
+        return [SHARED, "The first option that looks plausible is the one to choose."], self._wrong()
+
+    def _answer(self, request: GenerationRequest) -> str:
+        items, answer = self._first_answer(request)
         return json.dumps({"answer": answer, "explanation": items})
 
-    def _replies(self, prompt: str) -> list[tuple[list[str], str]]:
-        """Every reply quoted in the prompt: (items, answer), the debater's own first where it is quoted."""
+    def _replies(self, prompt: str) -> list[Reply]:
+        """Every reply quoted in the prompt: (items, answer or None), the debater's own first where it is quoted."""
         return [
-            ([re.sub(r"^\s*\d+\. ", "", line) for line in body.splitlines()], answer.strip())
+            (
+                [re.sub(r"^\s*\d+\. ", "", line) for line in body.splitlines()],
+                None if answer.strip() == _NO_ANSWER else answer.strip(),
+            )
             for body, answer in _REPLY.findall(prompt + "\n")
         ]
 
+    def _own(self, request: GenerationRequest, replies: list[Reply]) -> Reply:
+        """The debater's own reply as quoted (the first) if it names an answer, else its first answer again."""
+        return replies[0] if replies and replies[0][1] is not None else self._first_answer(request)
+
+    @staticmethod
+    def _longest(replies: list[Reply]) -> Reply | None:
+        """The reply with the most items among those that name an answer (the first among equals)."""
+        return max((r for r in replies if r[1] is not None), key=lambda reply: len(reply[0]), default=None)
+
     def _analyze(self, request: GenerationRequest) -> str:
         replies = self._replies(self._prompt(request))
-        agree = len({answer for _, answer in replies}) == 1
+        answers = {answer for _, answer in replies}
+        agree = len(answers) == 1 and None not in answers  # replies that name no answer agree on nothing
         dissimilar = [] if agree else [[2, 2]]
         reason = "They agree and explain it the same way." if agree else "They disagree on the second step."
         return json.dumps(
@@ -106,10 +126,10 @@ class AceDemo(ScriptByKind):
         self_act, peer_act = self._acts(self._prompt(request))
         return json.dumps({"self_act": self_act, "peer_act": peer_act, "action": f"I will {self_act} my answer."})
 
-    def _carried_out(self, prompt: str, adapt: bool, comment: bool) -> dict[str, object]:
-        replies = self._replies(prompt)
-        own = replies[0] if replies else ([SHARED], "unknown")
-        chosen = replies[1] if adapt and len(replies) > 1 else own
+    def _carried_out(self, request: GenerationRequest, adapt: bool, comment: bool) -> dict[str, object]:
+        replies = self._replies(self._prompt(request))
+        own = self._own(request, replies)
+        chosen = replies[1] if adapt and len(replies) > 1 and replies[1][1] is not None else own
         remark = "Your second item skips the check against the statement." if comment else ""
         return {"answer": chosen[1], "explanation": chosen[0], "comments": remark}
 
@@ -117,22 +137,22 @@ class AceDemo(ScriptByKind):
         prompt = self._prompt(request)
         acts = re.search(r"You have been given an action to execute: (.+)", prompt)
         named = acts.group(1) if acts else ""
-        return json.dumps(self._carried_out(prompt, "adapt" in named, "comment" in named))
+        return json.dumps(self._carried_out(request, "adapt" in named, "comment" in named))
 
     def _compose_execute(self, request: GenerationRequest) -> str:
         prompt = self._prompt(request)
         self_act, peer_act = self._acts(prompt)
-        reply = self._carried_out(prompt, self_act == "adapt", peer_act == "comment")
+        reply = self._carried_out(request, self_act == "adapt", peer_act == "comment")
         return json.dumps({"self_act": self_act, "peer_act": peer_act, **reply})
 
     def _revise(self, request: GenerationRequest) -> str:
         replies = self._replies(self._prompt(request))
-        own = replies[0]
-        best = max(replies, key=lambda reply: len(reply[0]))
+        own = self._own(request, replies)
+        best = self._longest(replies) or own
         chosen = best if len(best[0]) > len(own[0]) else own
         return json.dumps({"answer": chosen[1], "explanation": chosen[0]})
 
     def _pick(self, request: GenerationRequest) -> str:
         replies = self._replies(self._prompt(request))
-        best = max(replies, key=lambda reply: len(reply[0]))
-        return json.dumps({"answer": best[1]})
+        best = self._longest(replies)
+        return json.dumps({"answer": best[1] if best is not None else None})

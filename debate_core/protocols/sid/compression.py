@@ -11,7 +11,10 @@ breaks, as the authors' code does); ``merge`` joins overlapping or touching
 spans; ``compress`` does all three (widening optional: the ``no_expand``
 ablation) and returns the kept character spans, the kept text (the spans in
 order, with "…" where text was dropped) and the kept fraction of
-characters.
+characters. Everything is linear in the text (up to a logarithm): the
+separators are found once and each kept token finds its clause by binary
+search (``Clauses``), never by walking the text, so an answer of one long
+clause costs no more than one of many short ones.
 
 What it does not do: compute attention (backends do), choose the focus
 instruction or write prompts (``prompting``), or decide who is compressed
@@ -21,6 +24,7 @@ instruction or write prompts (``prompting``), or decide who is compressed
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -50,14 +54,28 @@ def keep_top(tokens: Sequence[ScoredSpan], rho: float) -> list[ScoredSpan]:
     return [tokens[i] for i in sorted(ranked)]
 
 
+class Clauses:
+    """The separators of one text, found once: any span's clause by binary search."""
+
+    def __init__(self, text: str, separators: frozenset[str] = SEPARATORS) -> None:
+        self.size = len(text)
+        self.marks = [i for i, ch in enumerate(text) if ch in separators]  # ascending
+
+    def widen(self, span: tuple[int, int]) -> tuple[int, int]:
+        """``span`` stretched to its clause: back to just after the previous separator, on through the next one."""
+        start, end = span
+        if start > 0:
+            before = bisect_left(self.marks, start) - 1  # the last separator at an index below start
+            start = self.marks[before] + 1 if before >= 0 else 0
+        if end < self.size:
+            after = bisect_left(self.marks, max(end, start + 1) - 1)  # the first separator ending the span
+            end = self.marks[after] + 1 if after < len(self.marks) else self.size
+        return start, end
+
+
 def widen(text: str, span: tuple[int, int], separators: frozenset[str] = SEPARATORS) -> tuple[int, int]:
-    """``span`` stretched to its clause: back to just after the previous separator, on through the next one."""
-    start, end = span
-    while start > 0 and text[start - 1] not in separators:
-        start -= 1
-    while end < len(text) and (end == start or text[end - 1] not in separators):
-        end += 1
-    return start, end
+    """``span`` stretched to its clause (one span; for many spans of one text build ``Clauses`` once)."""
+    return Clauses(text, separators).widen(span)
 
 
 def merge(spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -87,7 +105,8 @@ def compress(
     kept = keep_top(tokens, rho)
     spans = [(t.start, t.end) for t in kept]
     if expand:
-        spans = [widen(text, span, separators) for span in spans]
+        clauses = Clauses(text, separators)
+        spans = [clauses.widen(span) for span in spans]
     trimmed = [s for s in (_trimmed(text, span) for span in merge(spans)) if s is not None]
     final = merge(trimmed)
     pieces: list[str] = []
