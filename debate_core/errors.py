@@ -12,6 +12,8 @@ The hierarchy separates three kinds of failure:
 * ``HumanInputError``: a human submitted something we refuse (empty, too long,
   an action that is not allowed now). Raised to the caller that submitted it,
   never inside the engine, so the debate loses nothing.
+* ``ImpossibleEvent``: a recorded stream (an imported transcript) holds an
+  event no debate can have emitted; it names the first such event.
 
 A *model's* mistake (bad JSON, an urgency of 12) is not an exception at all: it
 is recorded on the event and replaced by a documented fallback. Programming
@@ -47,3 +49,16 @@ class HumanInputError(DebateError, ValueError):
 
 class StaleRequestError(HumanInputError):
     """A human answered a request the engine is no longer waiting for."""
+
+
+class ImpossibleEvent(DebateError, ValueError):
+    """A recorded event stream holds an event that cannot have happened (``kernel.consistency``).
+
+    ``seq`` and ``event_type`` name the first such event, ``why`` says what is impossible about it.
+    """
+
+    def __init__(self, seq: int, event_type: str, why: str) -> None:
+        super().__init__(f"event {seq} ({event_type}) cannot have happened: {why}")
+        self.seq = seq
+        self.event_type = event_type
+        self.why = why

@@ -14,7 +14,15 @@ value (counts and token numbers non-negative, urgency 0-9, probabilities in
 for meaning: exactly one ``debate_started``, first; at most one
 ``debate_ended``, last; ``seq`` 0, 1, 2, ...; turns and public tokens never
 going back; utterances generated before they are spoken of, units within
-their utterance; speakers that are the debate's agents.
+their utterance; speakers that are the debate's agents. Then for what can
+have happened (``debate_core.protocols.consistency``): the protocol and
+variant are installed and the parameters are theirs; the kernel's rules
+(disclosed text was generated, by the agent holding the floor, once and in
+order; public tokens move by what is disclosed; the final answer is an option
+and ``correct`` agrees with it; the statistics count what the stream shows)
+and the protocol's own (who may speak, interrupt or decide; why it can end).
+A transcript that fails is refused naming the first impossible event: its
+index (its seq), its type and why.
 
 What it does not do: write anything (``transfer.import_json`` does).
 """
@@ -27,6 +35,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from debate_core.errors import ImpossibleEvent
 from debate_core.events import (
     EVENT_SCHEMA_VERSION,
     EVENT_TYPES,
@@ -37,6 +46,7 @@ from debate_core.events import (
     UtteranceRevised,
     upgrade,
 )
+from debate_core.protocols.consistency import stream_checker
 from debate_core.text import clean
 
 FORMAT = "interruptible-debate"
@@ -135,6 +145,10 @@ def check_meaning(events: list[Event], debate_id: Any) -> None:
         raise TranscriptError("debate_id does not match the debate_started event")
     agents = set(started.config.agent_names)
     generated: dict[int, int] = {}  # utterance id -> its number of units
+    try:
+        checker = stream_checker(started)
+    except ImpossibleEvent as error:
+        raise TranscriptError(_impossible(error)) from None
     previous: Event = started
     for index, event in enumerate(events):
         if event.seq != index:
@@ -161,7 +175,15 @@ def check_meaning(events: list[Event], debate_id: Any) -> None:
             raise TranscriptError(f"events[{index}] refers to utterance {utterance}, which was never generated")
         if kind == "unit_disclosed" and event.index >= event.total:  # type: ignore[union-attr]
             raise TranscriptError(f"events[{index}] discloses unit {event.index} of {event.total}")  # type: ignore[union-attr]
+        try:
+            checker.feed(event)
+        except ImpossibleEvent as error:
+            raise TranscriptError(_impossible(error)) from None
         previous = event
+
+
+def _impossible(error: ImpossibleEvent) -> str:
+    return f"events[{error.seq}] ({error.event_type}) cannot have happened: {error.why}"
 
 
 def read_transcript(path: Path) -> list[Event]:

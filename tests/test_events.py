@@ -126,3 +126,56 @@ def test_recorded_prompts_survive_the_round_trip(demo_events):
     prompt = plans.plans[0].generation.prompt
     assert prompt, "record_prompts=True should record the plan prompt"
     assert event_from_dict(event_to_dict(plans)).plans[0].generation.prompt == prompt
+
+
+# -- integers every store can hold ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "field", "largest"),
+    [
+        ("unit_disclosed", "public_tokens", 2**31 - 1),
+        ("unit_disclosed", "utterance_id", 2**31 - 1),
+        ("unit_disclosed", "tokens", 2**31 - 1),
+        ("unit_disclosed", "total", 2**31 - 1),
+        ("unit_disclosed", "seq", 2**31 - 1),
+    ],
+)
+def test_an_event_holds_no_integer_an_integer_column_cannot(kind: str, field: str, largest: int) -> None:
+    """Counts land in INTEGER columns (32 bits on PostgreSQL): 2^31 - 1 is the most an event holds."""
+    from debate_core.events import event_from_dict
+
+    unit = {
+        "type": kind,
+        "seq": 3,
+        "turn": 1,
+        "public_tokens": 4,
+        "at": 1.0,
+        "speaker": "Ann",
+        "utterance_id": 1,
+        "index": 0,
+        "total": 1,
+        "text": "Beta.",
+        "tokens": 2,
+    }
+    assert getattr(event_from_dict({**unit, field: largest}), field) == largest
+    for too_big in (largest + 1, 2**63, 2**64, 10**30):
+        with pytest.raises(ValidationError):
+            event_from_dict({**unit, field: too_big})
+
+
+def test_a_debates_statistics_hold_any_count_json_keeps_exact() -> None:
+    from debate_core.events import DebateStats
+
+    assert DebateStats(prompt_tokens=2**53 - 1).prompt_tokens == 2**53 - 1
+    with pytest.raises(ValidationError):
+        DebateStats(prompt_tokens=2**53)
+
+
+def test_labels_that_land_in_narrow_columns_are_bounded() -> None:
+    from debate_core.events import event_from_dict
+
+    answers = {"type": "answers_updated", "seq": 1, "turn": 0, "public_tokens": 0, "at": 1.0, "answers": []}
+    assert event_from_dict({**answers, "cause": "c" * 128}).cause == "c" * 128
+    with pytest.raises(ValidationError):
+        event_from_dict({**answers, "cause": "c" * 129})

@@ -12,11 +12,11 @@ What it does not do: decide anything, or convert to and from JSON (``codec``).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from debate_core.events.records import Count, Finite, Probability, TokenStats
+from debate_core.events.records import MAX_COUNT, Count, Finite, Probability, TokenStats
 from debate_core.events.types import UnitIndex, _Event, _Reply
 
 # -- listening and intervening ------------------------------------------------------------------
@@ -37,7 +37,7 @@ class ListenerDecision(_Reply):
     utterance_id: Count
     unit_index: UnitIndex
     interrupt: bool
-    policy: str
+    policy: Annotated[str, Field(max_length=32)]  # the width of its column
     p_interrupt: Probability | None = None
     text: str | None = None
 
@@ -48,7 +48,7 @@ class Intervention(_Reply):
     type: Literal["intervention"] = "intervention"
     author: str
     target: str
-    kind: str
+    kind: Annotated[str, Field(max_length=32)]  # the width of its column
     text: str
     blocking: bool
     utterance_id: Count | None = None
@@ -87,7 +87,7 @@ class ContextCompressed(_Event):
     kept_text: str
     ratio: Probability
     top_p: Probability
-    layer: int | None = None
+    layer: Annotated[int, Field(ge=-MAX_COUNT, le=MAX_COUNT)] | None = None
 
 
 class AnalysisMade(_Reply):

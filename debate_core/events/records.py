@@ -18,7 +18,15 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 # Values an event may hold: checked on every event, whether the engine made it or a file brought it.
-Count = Annotated[int, Field(ge=0)]
+# Integers are bounded by what the stores hold: a count lands in an INTEGER column (32 bits on PostgreSQL,
+# 64 on SQLite), so no value the engine accepts can overflow the recorder or an import.
+MAX_COUNT = 2**31 - 1
+"""The largest count an event holds: PostgreSQL's INTEGER, the type of every count column."""
+MAX_TOTAL = 2**53 - 1
+"""The largest statistic of a whole debate (``DebateStats``, kept as JSON): JSON readers keep it exact."""
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Positive = Annotated[int, Field(ge=1, le=MAX_COUNT)]
+Total = Annotated[int, Field(ge=0, le=MAX_TOTAL)]
 Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Probability = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -126,7 +134,7 @@ class PlanRecord(Record):
 
     agent: str
     plan: ActionPlan
-    allowed: tuple[Action, ...]
+    allowed: Annotated[tuple[Action, ...], Field(max_length=len(Action))]
     source: Source
     valid: bool
     error: str | None = None
@@ -153,7 +161,7 @@ class Candidate(Record):
 
 class Vote(Record):
     answer: str
-    count: Annotated[int, Field(ge=1)]
+    count: Positive
 
 
 class TokenStats(Record):
@@ -168,29 +176,29 @@ class TokenStats(Record):
     ent_first: Finite
     ent_penultimate: Finite
     #: None: entropies of the full next-token distribution; k: estimated from the top k log-probabilities
-    entropy_top_k: Annotated[int, Field(ge=1)] | None = None
+    entropy_top_k: Positive | None = None
 
 
 class DebateStats(Record):
     """Counts and costs of a whole debate, for the analysis tables."""
 
-    turns: Count = 0
-    silent_turns: Count = 0
-    utterances: Count = 0
-    interruptions: Count = 0
-    completions: Count = 0
-    units_disclosed: Count = 0
-    invalid_plans: Count = 0
-    model_calls: Count = 0
-    batches: Count = 0
-    prompt_tokens: Count = 0
-    cached_prompt_tokens: Count = 0
-    generated_tokens: Count = 0
+    turns: Total = 0
+    silent_turns: Total = 0
+    utterances: Total = 0
+    interruptions: Total = 0
+    completions: Total = 0
+    units_disclosed: Total = 0
+    invalid_plans: Total = 0
+    model_calls: Total = 0
+    batches: Total = 0
+    prompt_tokens: Total = 0
+    cached_prompt_tokens: Total = 0
+    generated_tokens: Total = 0
     wall_time_s: Seconds = 0.0
-    decisions: Count = 0
-    interventions: Count = 0
-    resumptions: Count = 0
-    revisions: Count = 0
+    decisions: Total = 0
+    interventions: Total = 0
+    resumptions: Total = 0
+    revisions: Total = 0
 
 
 JsonValue = Any

@@ -40,6 +40,7 @@ from debate_core.events.records import (
     GenerationInfo,
     InitialAnswer,
     PlanRecord,
+    Positive,
     Record,
     Source,
     Timestamp,
@@ -52,7 +53,7 @@ DEBATE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 
 Ids become file names (exports) and URL parts, so nothing else is accepted anywhere."""
 DebateId = Annotated[str, Field(pattern=DEBATE_ID_PATTERN)]
-UnitIndex = Annotated[int, Field(ge=0)]
+UnitIndex = Count
 
 
 class _Event(Record):
@@ -167,7 +168,7 @@ class AnswersUpdated(_Event):
 
     type: Literal["answers_updated"] = "answers_updated"
     answers: tuple[AgentAnswer, ...]
-    cause: str
+    cause: Annotated[str, Field(max_length=128)]  # the width of its column
 
     def answer_of(self, agent: str) -> str | None:
         for item in self.answers:
@@ -245,7 +246,7 @@ class UnitDisclosed(_Event):
     speaker: str
     utterance_id: Count
     index: UnitIndex
-    total: Annotated[int, Field(ge=1)]
+    total: Positive
     text: str
     tokens: Count
     interrupting: str | None = None
@@ -268,7 +269,7 @@ class SilentTurn(_Event):
     """Nobody held the floor this turn; everyone re-plans."""
 
     type: Literal["silent_turn"] = "silent_turn"
-    consecutive: Annotated[int, Field(ge=1)]
+    consecutive: Positive
 
 
 class UtteranceResumed(_Event):

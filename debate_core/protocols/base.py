@@ -12,7 +12,9 @@ instance runs one debate: ``run(table)`` is a generator that drives the
 kernel's moves and yields their events, and ends by yielding
 ``table.finish(...)``. ``conclude(table, reason)`` gives the final decision
 when the debate is stopped or fails before the protocol finishes it (by
-default the majority of the agents' current answers).
+default the majority of the agents' current answers). ``stream_rules(variant,
+params, config)`` gives the rules a recorded stream of the protocol must obey
+beyond the kernel's (checked when a transcript is imported; none by default).
 
 What it does not do: know consumers (storage, UI), or re-implement a kernel
 move: asking seats, chunking and disclosing, cutting off, resuming, deciding
@@ -34,6 +36,7 @@ from debate_core.config import DebateConfig
 from debate_core.errors import ConfigError
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
+from debate_core.kernel.consistency import StreamRules
 from debate_core.kernel.endings import FinalDecision, majority
 from debate_core.kernel.forms import Form
 
@@ -195,3 +198,13 @@ class Protocol(ABC):
     def demo_responder(cls, config: DebateConfig) -> Responder | None:
         """A scripted stand-in for every seat, for demos without a model (None: no demo)."""
         return None
+
+    @classmethod
+    def stream_rules(cls, variant: str, params: ProtocolParams, config: DebateConfig) -> StreamRules:
+        """This protocol's own rules over a recorded stream of ``variant`` (none by default).
+
+        The kernel's rules (``kernel.consistency``) always apply; these add what only this protocol
+        forbids (who may speak, what ends it). A class method: checking a transcript builds no
+        protocol, so nothing its parameters name (a classifier, a library of acts) is opened.
+        """
+        return StreamRules()

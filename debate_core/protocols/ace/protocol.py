@@ -27,6 +27,7 @@ from debate_core.backends.scripted import Responder
 from debate_core.config import DebateConfig
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
+from debate_core.kernel.consistency import StreamRules
 from debate_core.kernel.endings import FinalDecision, consensus, majority
 from debate_core.kernel.forms import Form
 from debate_core.protocols.ace.forms import ace_forms
@@ -77,6 +78,12 @@ class AceProtocol(Protocol):
         from debate_core.protocols.ace.demo import AceDemo
 
         return AceDemo(config).reply
+
+    @classmethod
+    def stream_rules(cls, variant: str, params: ProtocolParams, config: DebateConfig) -> StreamRules:
+        from debate_core.protocols.ace.consistency import stream_rules
+
+        return stream_rules(variant)
 
     def run(self, table: Table) -> Iterator[Event]:
         circle = Circle(table, self.settings, self.variant, ace_forms(self.settings), self.library)

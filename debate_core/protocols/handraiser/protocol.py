@@ -38,9 +38,10 @@ from debate_core.config import DebateConfig, SeatKind
 from debate_core.errors import ConfigError
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
+from debate_core.kernel.consistency import StreamRules
 from debate_core.kernel.endings import FinalDecision, verdict
 from debate_core.kernel.forms import Form
-from debate_core.protocols.base import Protocol, Requirement, RoleSpec
+from debate_core.protocols.base import Protocol, ProtocolParams, Requirement, RoleSpec
 from debate_core.protocols.handraiser.forms import handraiser_forms
 from debate_core.protocols.handraiser.loop import NEVER, Room, debate
 from debate_core.protocols.handraiser.params import HandRaiserParams
@@ -112,6 +113,12 @@ class HandRaiserProtocol(Protocol):
         from debate_core.protocols.handraiser.demo import HandRaiserDemo
 
         return HandRaiserDemo(config).reply
+
+    @classmethod
+    def stream_rules(cls, variant: str, params: ProtocolParams, config: DebateConfig) -> StreamRules:
+        from debate_core.protocols.handraiser.consistency import stream_rules
+
+        return stream_rules(variant)
 
     def run(self, table: Table) -> Iterator[Event]:
         params = self.settings

@@ -43,6 +43,7 @@ from debate_core.events.acts import SignalsMeasured
 from debate_core.events.codec import Event
 from debate_core.events.records import ActionPlan, EndReason, InitialAnswer, PlanRecord, Source
 from debate_core.events.types import InitialAnswersGiven, PlansMade, UtteranceGenerated
+from debate_core.kernel.consistency import StreamRules
 from debate_core.kernel.endings import (
     FinalDecision,
     budget_spent,
@@ -125,6 +126,12 @@ class KimuraProtocol(Protocol):
         from debate_core.protocols.kimura.demo import DemoScript
 
         return DemoScript(config).reply
+
+    @classmethod
+    def stream_rules(cls, variant: str, params: ProtocolParams, config: DebateConfig) -> StreamRules:
+        from debate_core.protocols.kimura.consistency import KimuraRules
+
+        return KimuraRules(variant, config)
 
     # -- the loop -------------------------------------------------------------------------------
     def run(self, table: Table) -> Iterator[Event]:

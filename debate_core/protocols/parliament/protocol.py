@@ -30,9 +30,10 @@ from debate_core.backends.scripted import Responder
 from debate_core.config import DebateConfig
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
+from debate_core.kernel.consistency import StreamRules
 from debate_core.kernel.endings import FinalDecision, single
 from debate_core.kernel.forms import Form
-from debate_core.protocols.base import Protocol, Requirement, RoleSpec
+from debate_core.protocols.base import Protocol, ProtocolParams, Requirement, RoleSpec
 from debate_core.protocols.parliament import loops
 from debate_core.protocols.parliament.catalogue import parliament_forms
 from debate_core.protocols.parliament.hall import Hall
@@ -90,6 +91,13 @@ class ParliamentProtocol(Protocol):
         from debate_core.protocols.parliament.demo import ParliamentDemo
 
         return ParliamentDemo(config).reply
+
+    @classmethod
+    def stream_rules(cls, variant: str, params: ProtocolParams, config: DebateConfig) -> StreamRules:
+        from debate_core.protocols.parliament.consistency import stream_rules
+
+        assert isinstance(params, ParliamentParams)
+        return stream_rules(variant, params)
 
     def run(self, table: Table) -> Iterator[Event]:
         hall = Hall(table, self.settings, self.variant, parliament_forms(self.settings))

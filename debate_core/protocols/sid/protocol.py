@@ -35,6 +35,7 @@ from debate_core.backends.scripted import Responder
 from debate_core.config import DebateConfig
 from debate_core.errors import ConfigError
 from debate_core.events.codec import Event
+from debate_core.kernel.consistency import StreamRules
 from debate_core.kernel.forms import Form
 from debate_core.protocols.base import Protocol, ProtocolParams, Requirement
 from debate_core.protocols.sid import gate
@@ -94,6 +95,12 @@ class SidProtocol(Protocol):
         from debate_core.protocols.sid.demo import SidDemo
 
         return SidDemo(config).reply
+
+    @classmethod
+    def stream_rules(cls, variant: str, params: ProtocolParams, config: DebateConfig) -> StreamRules:
+        from debate_core.protocols.sid.consistency import stream_rules
+
+        return stream_rules(variant)
 
     def run(self, table: Table) -> Iterator[Event]:
         params = self.settings
