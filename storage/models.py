@@ -46,8 +46,9 @@ def _debate_fk() -> ForeignKey:
     return ForeignKey("debates.id", ondelete="CASCADE")
 
 
-def _answer() -> String:
-    """An answer: free-form answers can be long, and PostgreSQL, unlike SQLite, enforces ``VARCHAR(256)``."""
+def _long_text() -> String:
+    """A text of any length (answers, model ids: a local model's path can be long): PostgreSQL, unlike SQLite,
+    enforces ``VARCHAR(256)``."""
     return String(256).with_variant(Text(), "postgresql")
 
 
@@ -69,13 +70,13 @@ class DebateRow(Base):
     protocol: Mapped[str] = mapped_column(String(64), index=True)
     variant: Mapped[str | None] = mapped_column(String(64))
     params: Mapped[dict[str, Any] | None] = mapped_column(JSON)
-    model_id: Mapped[str] = mapped_column(String(256))
+    model_id: Mapped[str] = mapped_column(_long_text())
     seed: Mapped[int] = mapped_column(SEED)
     token_budget: Mapped[int] = mapped_column(Integer)
     question: Mapped[str] = mapped_column(Text)
     options: Mapped[list[str]] = mapped_column(JSON)
-    correct_answer: Mapped[str | None] = mapped_column(_answer())
-    final_answer: Mapped[str | None] = mapped_column(_answer())
+    correct_answer: Mapped[str | None] = mapped_column(_long_text())
+    final_answer: Mapped[str | None] = mapped_column(_long_text())
     votes: Mapped[dict[str, int] | None] = mapped_column(JSON)
     correct: Mapped[bool | None] = mapped_column(Boolean)
     public_tokens: Mapped[int] = mapped_column(Integer, default=0)
@@ -117,7 +118,7 @@ class InitialAnswerRow(Base):
 
     debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
     agent: Mapped[str] = mapped_column(String(64), primary_key=True)
-    answer: Mapped[str | None] = mapped_column(_answer())
+    answer: Mapped[str | None] = mapped_column(_long_text())
     reason: Mapped[str] = mapped_column(Text)
     source: Mapped[str] = mapped_column(String(16))
     valid: Mapped[bool] = mapped_column(Boolean)
@@ -138,7 +139,7 @@ class PlanRow(Base):
     action: Mapped[str] = mapped_column(String(16))
     urgency: Mapped[int] = mapped_column(Integer)
     purpose: Mapped[str] = mapped_column(Text)
-    answer: Mapped[str | None] = mapped_column(_answer())
+    answer: Mapped[str | None] = mapped_column(_long_text())
     allowed: Mapped[str] = mapped_column(String(64))
     source: Mapped[str] = mapped_column(String(16))
     valid: Mapped[bool] = mapped_column(Boolean)
@@ -239,7 +240,7 @@ class AnswerRow(Base):
     agent: Mapped[str] = mapped_column(String(64), primary_key=True)
     turn: Mapped[int] = mapped_column(Integer)
     public_tokens: Mapped[int] = mapped_column(Integer)
-    answer: Mapped[str | None] = mapped_column(_answer())
+    answer: Mapped[str | None] = mapped_column(_long_text())
     cause: Mapped[str] = mapped_column(String(128))
 
 
@@ -251,7 +252,7 @@ class ExperimentRow(Base):
     id: Mapped[str] = mapped_column(String(128), primary_key=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    model_id: Mapped[str] = mapped_column(String(256))
+    model_id: Mapped[str] = mapped_column(_long_text())
     pool_key: Mapped[str] = mapped_column(String(512))
     spec: Mapped[dict[str, Any]] = mapped_column(JSON)
     notes: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
@@ -286,7 +287,7 @@ class PoolAnswerRow(Base):
     pool_key: Mapped[str] = mapped_column(String(512), primary_key=True)
     question_key: Mapped[str] = mapped_column(String(128), primary_key=True)
     sample: Mapped[int] = mapped_column(Integer, primary_key=True)
-    answer: Mapped[str | None] = mapped_column(_answer())
+    answer: Mapped[str | None] = mapped_column(_long_text())
     reason: Mapped[str] = mapped_column(Text)
     valid: Mapped[bool] = mapped_column(Boolean)
     error: Mapped[str | None] = mapped_column(Text)

@@ -55,7 +55,7 @@ def test_workers_opening_a_fresh_database_together_migrate_it_once_to_the_models
     try:
         assert set(inspect(store.engine).get_table_names()) == set(TABLES)
         with store.engine.connect() as connection:
-            assert connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == ["0004"]
+            assert connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == ["0005"]
             assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
             # SQLite's pragmas and BEGIN IMMEDIATE are SQLite's only
             assert connection.execute(text("SHOW transaction_isolation")).scalar() == "read committed"
@@ -124,20 +124,24 @@ def test_what_sqlite_never_checked_fits_long_answers_and_64_bit_seeds(postgres_u
             seed=2**62 + 1,
             max_silent_turns=2,
         )
-        backend = build_script_backend(initial={"Alex": long_answer, "Chris": long_answer, "Jenny": long_answer})
+        model_path = "/models/" + "a-deep-folder/" * 30 + "model.gguf"  # a local model under a deep folder
+        answers = {"Alex": long_answer, "Chris": long_answer, "Jenny": long_answer}
+        backend = build_script_backend(initial=answers, model_id=model_path)
         events = list(store.record(Debate(config, backend, segmenter=SentenceSplitter()).events()))
         end = events[-1]
         assert isinstance(end, DebateEnded) and end.final_answer and len(long_answer) > 256
         summary = store.debate(events[0].debate_id)
-        assert (summary.seed, summary.final_answer, summary.correct_answer) == (
+        assert (summary.seed, summary.final_answer, summary.correct_answer, summary.model_id) == (
             2**62 + 1,
             end.final_answer,
             long_answer,
+            model_path,
         )
+        assert len(model_path) > 256
         assert store.events(events[0].debate_id) == events
 
         tables = store.experiments
-        tables.create("exp", model_id="m", pool_key="k", spec={"kind": "compare"})
+        tables.create("exp", model_id=model_path, pool_key="k", spec={"kind": "compare"})
         system = "handraiser/threshold:tau=0.35,min_units=2,extra=more-than-thirty-two"
         tables.add_run(RunRecord("exp", "q1", "mmlu", system, events[0].debate_id, "toy"))
         assert tables.runs("exp")[0].condition == system
