@@ -49,7 +49,7 @@ def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> gr.Blocks:
                 studies = build_analysis(store)
         analysis.select(studies.refresh, inputs=studies.choice, outputs=studies.choice)
         app.load(studies.load, outputs=studies.load_outputs)
-        app.load(live.reattach, outputs=live.reattach_outputs)
+        app.load(live.reattach, inputs=live.reattach_inputs, outputs=live.reattach_outputs)
         app.load(replay.open_link, outputs=[tabs, *replay.link_outputs])
     return app
 

@@ -23,6 +23,14 @@ second press; a page that is reloaded re-attaches to its debate (``?live=``
 in the address), and a page that goes away lets its debate stop after a
 grace period.
 
+Who may act (``page_access``): starting a debate puts its secret token in
+this browser's storage (``gr.BrowserState``, never in the address); every
+control's handler receives the token the request brought and acts only when
+it is the debate's (``guard``), else it answers with a refusal and changes
+nothing. Gradio's handlers are HTTP endpoints anyone can call, so the page's
+hiding of controls is a courtesy, the check on the server is the rule. A page
+that opens ``?live=ID`` without the token watches: the debate, no controls.
+
 What it does not do: render HTML itself (``render``, ``charts``) or run the
 debate (``session``).
 """
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,11 +49,13 @@ from debate_core.errors import BackendError, ConfigError, HumanInputError
 from debate_core.protocols.kimura.demo import demo_config
 from ui import charts, render, seat_form
 from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, stream
+from ui.page_access import Page, Refused, guard, open_page, remember, token_for
 from ui.seat_form import build_seat_form
 from ui.session import DEFAULT_GRACE_S, EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER, LiveSession, backend_for, find
 from ui.setup_panel import BROWSER_MAX_CHARS, NO_HUMAN, FormError, SetupForm, config_from_form
 
 CONFIRM_S = 10.0
+TOKENS_KEY = "debate-control-tokens"  # where this browser keeps the tokens of the debates it started
 # Run once when the page loads: keyboard shortcuts for the live controls (unless the person is typing),
 # and the address follows the live debate (?live=ID, so a reload re-attaches to it).
 PAGE_JS = """
@@ -82,23 +93,95 @@ def _empty() -> Any:
     return DebateView()
 
 
-def _page_gone(live: LiveSession | None) -> None:
-    if live is not None:
-        live.detach()
+def _page_gone(page: Page | None) -> None:
+    if page is not None:
+        page.close()
 
 
-def _toggle(name: str, live: LiveSession | None, on: bool) -> list[Any]:
-    """Apply a display toggle; once the debate has ended, redraw what it changes."""
-    if live is None:
+def _toggle(name: str, page: Page | None, on: bool) -> list[Any]:
+    """Apply a display toggle to this page alone; once the debate has ended, redraw what it changes."""
+    if page is None:
         return [gr.skip(), gr.skip()]
-    live.set_display(**{name: on})
-    return redraw_ended(live)
+    setattr(page, name, bool(on))
+    page.live.nudge()  # the page's stream redraws with it
+    return redraw_ended(page)
+
+
+def control(what: str, act: Callable[..., Any]) -> Callable[..., Any]:
+    """The handler of one control: ``act(live, *values)`` runs only when the request brought the debate's token
+    (``page_access.guard``); otherwise the notice says why not and nothing changes. ``what``: the action, as
+    the refusal says it ("pause it")."""
+
+    def handler(page: Page | None, tokens: Any, *values: Any) -> Any:
+        try:
+            live = guard(page, tokens, what)
+        except Refused as refused:
+            return _notice(str(refused), bad=True)
+        try:
+            act(live, *values)
+        except HumanInputError as error:  # a value the live controls refuse (the channel checks every one)
+            return _notice(str(error), bad=True)
+        return gr.skip()
+
+    return handler
+
+
+# The controls: (api name, what a refusal says, the action on the session).
+CONTROLS: dict[str, tuple[str, Callable[..., Any]]] = {
+    "pause": ("pause it", lambda live: live.pause()),
+    "resume": ("resume it", lambda live: live.resume()),
+    "step": ("run it one turn", lambda live: live.step()),
+    "stop": ("stop it", lambda live: live.stop()),
+    "pace": ("change its pace (your setting applies to a debate you start)", lambda live, v: live.set_pace(v)),
+    "interrupt": ("interrupt", lambda live, urgency: live.interrupt(urgency)),  # the session bounds the urgency
+    "raise_hand": ("raise a hand", lambda live, urgency: live.raise_hand(urgency)),
+    "lower_hand": ("lower a hand", lambda live: live.lower_hand()),
+    "withdraw_point": ("withdraw a point", lambda live: live.lower_hand()),
+    "cut": ("interrupt", lambda live: live.interrupt()),
+    "uncut": ("withdraw an interrupt", lambda live: live.lower_hand()),
+    "choose_answer": ("choose the seat's answer", lambda live, answer: live.choose_answer(answer)),
+}
+
+
+def raise_point(page: Page | None, tokens: Any, text: str) -> list[Any]:
+    """The critic's point (``point`` controls): armed, or why not."""
+    try:
+        refused = guard(page, tokens, "raise a point").point(text)
+    except Refused as refusal:
+        refused = str(refusal)
+    if refused:
+        return [gr.skip(), _notice(refused, bad=True)]
+    return ["", ""]
+
+
+def submit_words(page: Page | None, tokens: Any, *slots: Any) -> str:
+    """The seated person's words (``seat_form``) to what the debate waits for, or why not."""
+    try:
+        live = guard(page, tokens, "answer for the seat")
+    except Refused as refused:
+        return f'<span class="bad">Not sent: {render.escape(str(refused))}</span>'
+    request = live.channel.pending(timeout_s=0) if live.channel is not None else None
+    if live.channel is None or request is None:
+        return '<span class="muted">Nothing is waiting for you right now.</span>'
+    try:
+        live.channel.submit(request.request_id, seat_form.values(request, list(slots)))
+    except (HumanInputError, ValueError) as error:
+        return f'<span class="bad">Not sent: {render.escape(str(error))}</span>'
+    return f'<span class="ok">Sent your {render.escape(request.kind.replace("_", " "))}.</span>'
+
+
+def reattach_page(debate_id: str | None, tokens: Any) -> Page | None:
+    """The page a reloaded (or shared) address ``?live=ID`` opens: with the controls when this browser holds the
+    debate's token, else watching; None when the debate is not here."""
+    live = find(debate_id) if debate_id else None
+    return open_page(live, tokens) if live is not None else None
 
 
 def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = DEFAULT_GRACE_S) -> LivePanel:
     """The live tab (under the set-up accordion ``setup_box``, which folds away on Start)."""
     # Gradio deletes a page's state when the page is gone (closed tab, lost connection): detach then.
-    session = gr.State(None, delete_callback=_page_gone)
+    session = gr.State(None, delete_callback=_page_gone)  # this page's ``Page``: its debate, kept on the server
+    tokens = gr.BrowserState({}, storage_key=TOKENS_KEY)  # this browser's tokens: sent with every control
     confirm = gr.State(0.0)
     with gr.Row(elem_id="live-controls"):
         start = gr.Button("Start debate", variant="primary", elem_id="start", min_width=120)
@@ -164,20 +247,25 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
         pause, resume, step, stop, (plan_panels, history_box),
     )  # fmt: skip
 
-    def launch(current: LiveSession | None, armed: float, make: Any) -> tuple[Any, float, str, Any]:
-        running = current is not None and not current.done
+    def launch(current: Page | None, armed: float, held: Any, make: Any) -> tuple[Any, ...]:
+        # only a debate this browser started is stopped for the new one (a watched one runs on)
+        mine = current is not None and current.live.owned_by(token_for(held, current.live.debate_id))
+        running = mine and current is not None and not current.live.done
         if running and not time.monotonic() < armed:
             note = "A debate is running. Press again within 10 s to stop it and start a new one."
-            return current, time.monotonic() + CONFIRM_S, _notice(note), gr.skip()
+            return current, time.monotonic() + CONFIRM_S, _notice(note), gr.skip(), gr.skip()
         try:
             live = make()
         except (FormError, ConfigError, BackendError) as error:  # BackendError: a server that does not answer
-            return current, 0.0, _notice(f"Cannot start: {error}", bad=True), gr.skip()
-        if current is not None and running:
-            current.stop()
-        return live, 0.0, "", gr.update(open=False)
+            return current, 0.0, _notice(f"Cannot start: {error}", bad=True), gr.skip(), gr.skip()
+        if current is not None:
+            if running:
+                current.live.stop()
+            current.close()  # its stream ends: this page shows the new debate
+        held = remember(held, live)
+        return open_page(live, held), 0.0, "", gr.update(open=False), held
 
-    def on_start(current: LiveSession | None, armed: float, *values: Any) -> tuple[Any, ...]:
+    def on_start(current: Page | None, armed: float, held: Any, *values: Any) -> tuple[Any, ...]:
         def make() -> LiveSession:
             fields = dict(zip(form.names(), values, strict=True))
             config = config_from_form(fields)
@@ -198,75 +286,75 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
                 grace_s=grace_s,
             ).start()
 
-        return launch(current, armed, make)
+        return launch(current, armed, held, make)
 
-    def on_demo(current: LiveSession | None, armed: float) -> tuple[Any, ...]:
+    def on_demo(current: Page | None, armed: float, held: Any) -> tuple[Any, ...]:
         def make() -> LiveSession:
             config = demo_config(seed=int(time.time()) % 1000)
             backend = backend_for(SCRIPTED, config)
             return LiveSession(config, backend, store=store, pace_s=1.0, grace_s=grace_s).start()
 
-        return launch(current, armed, make)
+        return launch(current, armed, held, make)
 
-    def watch(live: LiveSession | None) -> Any:
-        yield from stream(live, view)
+    def watch(page: Page | None) -> Any:
+        yield from stream(page, view)
 
-    launched = [session, confirm, notice, setup_box]
+    launched = [session, confirm, notice, setup_box, tokens]
     for button, handler, inputs in (
-        (start, on_start, [session, confirm, *form.inputs()]),
-        (demo, on_demo, [session, confirm]),
+        (start, on_start, [session, confirm, tokens, *form.inputs()]),
+        (demo, on_demo, [session, confirm, tokens]),
     ):
         button.click(handler, inputs=inputs, outputs=launched)
     # Every new session gets its own stream, started once the session exists.
     session.change(watch, inputs=session, outputs=view.outputs(), concurrency_limit=None, show_progress="hidden")
-    pause.click(lambda s: s and s.pause(), inputs=session)
-    resume.click(lambda s: s and s.resume(), inputs=session)
-    step.click(lambda s: s and s.step(), inputs=session)
-    stop.click(lambda s: s and s.stop(), inputs=session)
-    form.pace.change(lambda s, v: s and s.set_pace(v), inputs=[session, form.pace])
+
+    def wire(trigger: Any, name: str, *values: Any) -> None:
+        what, act = CONTROLS[name]
+        trigger(
+            control(what, act),
+            inputs=[session, tokens, *values],
+            outputs=notice,
+            api_name=name,
+            show_progress="hidden",
+        )
+
+    for button, name in ((pause, "pause"), (resume, "resume"), (step, "step"), (stop, "stop")):
+        wire(button.click, name)
+    wire(form.pace.change, "pace", form.pace)
     audience.change(None, inputs=audience, js="(on) => { document.body.classList.toggle('audience', on); }")
     for toggle, name in ((audience, "audience"), (discarded, "discarded")):
         toggle.change(functools.partial(_toggle, name), inputs=[session, toggle], outputs=[view.delta, view.plans])
     delta.change(None, inputs=delta, js=TRANSCRIPT_JS)
-    interrupt.click(lambda s, u: s and s.interrupt(int(u)), inputs=[session, urgency])
-    raise_hand.click(lambda s, u: s and s.raise_hand(int(u)), inputs=[session, urgency])
-    lower_hand.click(lambda s: s and s.lower_hand(), inputs=session)
-    withdraw.click(lambda s: s and s.lower_hand(), inputs=session)
-    cut.click(lambda s: s and s.interrupt(), inputs=session)
-    uncut.click(lambda s: s and s.lower_hand(), inputs=session)
-
-    def raise_point(live: LiveSession | None, text: str) -> list[Any]:
-        refused = live.point(text) if live is not None else "No debate is running."
-        if refused:
-            return [gr.skip(), _notice(refused, bad=True)]
-        return ["", ""]
-
-    for trigger in (point.click, point_text.submit):
-        trigger(raise_point, inputs=[session, point_text], outputs=[point_text, point_message])
-    answer.change(lambda s, a: s and s.choose_answer(a), inputs=[session, answer])
+    wire(interrupt.click, "interrupt", urgency)
+    wire(raise_hand.click, "raise_hand", urgency)
+    wire(lower_hand.click, "lower_hand")
+    wire(withdraw.click, "withdraw_point")
+    wire(cut.click, "cut")
+    wire(uncut.click, "uncut")
+    wire(answer.change, "choose_answer", answer)
+    for trigger, name in ((point.click, "point"), (point_text.submit, "point_enter")):
+        trigger(
+            raise_point,
+            inputs=[session, tokens, point_text],
+            outputs=[point_text, point_message],
+            api_name=name,
+            show_progress="hidden",
+        )
     words.prompt.change(None, js=FOCUS_WORDS_JS)
+    words.submit.click(
+        submit_words, inputs=[session, tokens, *words.inputs()], outputs=words.message, api_name="submit_words"
+    )
 
-    def submit(live: LiveSession | None, *slots: Any) -> str:
-        request = live.channel.pending(timeout_s=0) if live is not None and live.channel is not None else None
-        if live is None or live.channel is None or request is None:
-            return '<span class="muted">Nothing is waiting for you right now.</span>'
-        try:
-            live.channel.submit(request.request_id, seat_form.values(request, list(slots)))
-        except (HumanInputError, ValueError) as error:
-            return f'<span class="bad">Not sent: {render.escape(str(error))}</span>'
-        return f'<span class="ok">Sent your {render.escape(request.kind.replace("_", " "))}.</span>'
-
-    words.submit.click(submit, inputs=[session, *words.inputs()], outputs=words.message)
-
-    def reattach(request: gr.Request) -> tuple[Any, Any]:
-        """A reloaded page (``?live=ID``) watches its debate again, if it is still here."""
+    def reattach(held: Any, request: gr.Request) -> tuple[Any, Any]:
+        """A reloaded or shared page (``?live=ID``) shows its debate, if it is still here: with the controls
+        when this browser holds the debate's token, else watching."""
         debate_id = request.query_params.get("live") if request is not None else None
-        live = find(debate_id) if debate_id else None
-        if live is None:
+        page = reattach_page(debate_id, held)
+        if page is None:
             return gr.skip(), gr.skip()
-        return live, gr.update(open=False)
+        return page, gr.update(open=False)
 
-    return LivePanel(session, reattach, [session, setup_box])
+    return LivePanel(session, reattach, [tokens], [session, setup_box])
 
 
 def _notice(text: str, *, bad: bool = False) -> str:
@@ -279,4 +367,5 @@ class LivePanel:
 
     session: Any
     reattach: Any
+    reattach_inputs: list[Any]
     reattach_outputs: list[Any]

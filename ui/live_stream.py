@@ -13,7 +13,12 @@ behind them change. A countdown is refreshed every second while the debate
 waits for the person's words.
 
 The seated person's control group (``floor``, ``point`` or ``interrupt``)
-is shown for their role's controls, with the badge of ``seat_state``.
+is shown for their role's controls, with the badge of ``seat_state``, and
+the debate's controls (pause, resume, step, stop) with it, but only on a
+page that holds the controls (``page_access.Page.owner``): a page that
+watches shows the debate and a status line that says it watches (and who
+is seated), and no control, no seat badge, no words form and no countdown. Each page has its
+own display (audience mode, discarded units).
 
 What it does not do: lay out components (``live_panel``), run the debate
 (``session``) or word the seated person's badge (``seat_state``).
@@ -30,6 +35,7 @@ import gradio as gr
 
 from debate_core.kernel.human import HumanRequest
 from ui import charts, render, render_signals, seat_form
+from ui.page_access import WATCHING, Page
 from ui.seat_form import SeatForm
 from ui.seat_state import seat_state_html
 from ui.session import LiveSession
@@ -123,8 +129,9 @@ def _changed(drawn: Drawn, key: str, value: str) -> Any:
     return value
 
 
-def _pending(live: LiveSession) -> HumanRequest | None:
-    if live.channel is None or live.done:
+def _pending(live: LiveSession, owner: bool = True) -> HumanRequest | None:
+    """What the debate waits for from the seated person (shown only on the page that holds the controls)."""
+    if live.channel is None or live.done or not owner:
         return None
     return live.channel.pending(timeout_s=0)
 
@@ -136,23 +143,32 @@ def _countdown(request: HumanRequest | None) -> str:
     return f'<div class="countdown" role="timer">{left} s left, then it passes</div>'
 
 
-def _status(live: LiveSession) -> str:
+def _status(live: LiveSession, owner: bool = True) -> str:
     busy = live.activity()
     text = f"{live.status}{f' ({busy})' if busy else ''} · debate {live.debate_id[:8]}"
     if live.human and not live.done:
         role = live.view.roles.get(live.human)
-        text += f" · you are {live.human}" + (f", the {role}" if role else "")
+        who = "you are" if owner else "a person is"
+        text += f" · {who} {live.human}" + (f", the {role}" if role else "")
+    if not owner:
+        text += f" · {WATCHING}"
     return render.status_html(text, error=live.error, link=f"?debate={live.debate_id}", debate=live.debate_id)
 
 
-def updates(live: LiveSession, drawn: Drawn, view: LiveView, *, plots: bool = True) -> list[Any]:
+def updates(
+    live: LiveSession, drawn: Drawn, view: LiveView, *, plots: bool = True, page: Page | None = None
+) -> list[Any]:
     """One update per ``view.outputs()`` component (``gr.skip()`` where nothing changed).
 
     With ``plots`` False the charts are left for a later update: text reaches the page first.
+    ``page``: the page drawn, for its controls and display (None: the owner's page, default display).
     """
+    owner = page is None or page.owner
+    audience = page is not None and page.audience
+    discarded = page is not None and page.discarded
     with live.lock:
         state = live.view
-        lines = render.transcript_lines(state, show_discarded=live.discarded)
+        lines = render.transcript_lines(state, show_discarded=discarded)
         first = next((i for i, (a, b) in enumerate(zip(lines, drawn.lines, strict=False)) if a != b), None)
         if first is None:
             first = min(len(lines), len(drawn.lines))
@@ -162,11 +178,11 @@ def updates(live: LiveSession, drawn: Drawn, view: LiveView, *, plots: bool = Tr
             delta = {"seq": drawn.seq, "from": first, "lines": lines[first:]}
             drawn.lines = lines
         head = [
-            _changed(drawn, "status", _status(live)),
+            _changed(drawn, "status", _status(live, owner)),
             _changed(drawn, "question", render.question_html(state)),
             _changed(drawn, "budget", render.budget_html(state)),
             delta,
-            _changed(drawn, "plans", render.plans_html(state, audience=live.audience)),
+            _changed(drawn, "plans", render.plans_html(state, audience=audience)),
             _changed(drawn, "result", render.result_html(state)),
             _changed(drawn, "rounds", render.rounds_html(state)),
             _changed(drawn, "confidence", render_signals.confidence_html(state)),
@@ -181,7 +197,7 @@ def updates(live: LiveSession, drawn: Drawn, view: LiveView, *, plots: bool = Tr
                 charts.trajectory_figure(state),
                 charts.floor_history_figure(state),
             ]
-        seated = live.human is not None and not live.done
+        seated = live.human is not None and not live.done and owner
         answers: Any = gr.skip()
         mine = state.initial.get(live.human or "", (None, ""))[0]
         shown = f"{live.debate_id}:{mine}"
@@ -190,17 +206,17 @@ def updates(live: LiveSession, drawn: Drawn, view: LiveView, *, plots: bool = Tr
             answers = gr.update(choices=list(state.labels), value=mine)
         seat_state = _changed(drawn, "seat", seat_state_html(live.seat_state, live.stance_urgency, live.controls))
         done = live.done
-    request = _pending(live)
+    request = _pending(live, owner)
     form: list[Any] = [gr.skip()] * len(view.form.outputs())
     request_id = request.request_id if request else None
     if request_id != drawn.request_id:
         drawn.request_id = request_id
         form = seat_form.updates(request, view.form)
-    buttons = (not done, done)
+    buttons = (not done, owner)
     control: list[Any] = [gr.skip()] * 4
     if buttons != drawn.buttons:
         drawn.buttons = buttons
-        control = [gr.update(interactive=not done) for _ in range(4)]
+        control = [gr.update(interactive=not done, visible=owner) for _ in range(4)]
     groups: list[Any] = [gr.skip()] * 4
     shown = f"{seated}:{live.controls}"
     if drawn.texts.get("controls") != shown:
@@ -219,16 +235,17 @@ def updates(live: LiveSession, drawn: Drawn, view: LiveView, *, plots: bool = Tr
     return [*head, *figures, *seat, *control, *boxes]
 
 
-def redraw_ended(live: LiveSession | None) -> list[Any]:
+def redraw_ended(page: Page | None) -> list[Any]:
     """The transcript and plans again, for a display toggle once the debate's stream has ended.
 
     While the debate runs, its ``stream`` redraws on the toggle; after the end nothing would.
     """
-    if live is None or not live.done:
+    if page is None or not page.live.done:
         return [gr.skip(), gr.skip()]
+    live = page.live
     with live.lock:
-        lines = render.transcript_lines(live.view, show_discarded=live.discarded)
-        plans = render.plans_html(live.view, audience=live.audience)
+        lines = render.transcript_lines(live.view, show_discarded=page.discarded)
+        plans = render.plans_html(live.view, audience=page.audience)
     return [{"seq": time.monotonic_ns(), "from": 0, "lines": lines}, plans]
 
 
@@ -237,30 +254,32 @@ def _charts_behind(live: LiveSession, drawn: Drawn) -> bool:
         return (live.view.plans_turn, len(live.view.trajectory)) != drawn.charts_at
 
 
-def stream(live: LiveSession | None, view: LiveView) -> Iterator[list[Any]]:
-    """Every change of ``live`` as page updates, until the debate has ended and been drawn."""
-    if live is None:
+def stream(page: Page | None, view: LiveView) -> Iterator[list[Any]]:
+    """Every change of ``page``'s debate as page updates, until the debate has ended and been drawn, or the
+    page has moved on to another debate."""
+    if page is None or page.closed:
         return
-    live.attach()
+    live = page.live
+    live.attach(page, controls=page.owner)
     drawn = Drawn()
     seen = -1
     busy = ""
     try:
-        while True:
+        while not page.closed:
             version = live.wait_for_change(seen, timeout=ACTIVITY_S)
-            counting = _pending(live) is not None
+            counting = _pending(live, page.owner) is not None
             activity = live.activity()
             if version == seen and not counting and activity == busy:
                 continue
             seen, busy = version, activity
-            yield updates(live, drawn, view, plots=False)  # the new sentence first: it is what people wait for
+            yield updates(live, drawn, view, plots=False, page=page)  # the new sentence first: people wait for it
             quiet = live.wait_for_change(seen, timeout=0) == seen
             if _charts_behind(live, drawn) and (quiet or time.monotonic() - drawn.charts_time > CHARTS_EVERY_S):
                 drawn.charts_time = time.monotonic()
-                yield updates(live, drawn, view)
+                yield updates(live, drawn, view, page=page)
             if live.done and live.wait_for_change(seen, timeout=0.05) == seen:
-                yield updates(live, drawn, view)
+                yield updates(live, drawn, view, page=page)
                 return
     finally:
         if not live.done:
-            live.detach()
+            live.detach(page)

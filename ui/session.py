@@ -22,15 +22,26 @@ urgent agent, speaking, cut off, point armed or raised, or interrupted
 someone (a moderator's Interrupt that fired, after which they listen
 again).
 
+Who may act: a session is created with a secret, unguessable ``owner_token``
+(``secrets.token_urlsafe``); ``owned_by(token)`` compares a request's token
+with it in constant time. The page's handlers check it before every control
+(``ui.page_access``); the methods here are the in-process interface and
+trust their caller.
+
 Sessions are kept by debate id (``find``) so a reloaded page can re-attach.
-A page that goes away ``detach``\\ es; a session nobody re-attaches to within
-``grace_s`` is stopped, so no debate runs on unwatched.
+Pages ``attach`` and ``detach`` by a key of their own, saying whether they
+hold the controls; when the last controlling page is gone, a session nobody
+re-attaches to with the token within ``grace_s`` is stopped, so no debate
+runs on with nobody able to pause or stop it. Watching pages neither keep a
+debate alive nor stop it.
 
 What it does not do: draw anything (``render``, ``charts``) or know Gradio.
 """
 
 from __future__ import annotations
 
+import hmac
+import secrets
 import threading
 import time
 from typing import Any
@@ -127,8 +138,7 @@ class LiveSession:
         self.error: str | None = None
         self.seat_state = "listening"
         self.stance_urgency = MAX_URGENCY
-        self.audience = False
-        self.discarded = False
+        self.owner_token = secrets.token_urlsafe(32)  # held by the page that started the debate, never shown
         self.version = 0
         self.started_at = time.time()
         self._changed = threading.Condition(self.lock)
@@ -137,6 +147,7 @@ class LiveSession:
         self._step_once = False
         self._stopping = False
         self._orphan_timer: threading.Timer | None = None
+        self._controlling: set[object] = set()  # the attached pages that hold the controls (by identity)
         self.held_at: int | None = None  # while paused: how many events had been shown
         self._loading_since: float | None = None
         self._tokens_at_event = 0
@@ -220,11 +231,15 @@ class LiveSession:
     def set_pace(self, seconds: float) -> None:
         self.pace_s = max(0.0, float(seconds))
 
-    def set_display(self, *, audience: bool | None = None, discarded: bool | None = None) -> None:
-        with self.lock:
-            self.audience = self.audience if audience is None else bool(audience)
-            self.discarded = self.discarded if discarded is None else bool(discarded)
+    def nudge(self) -> None:
+        """Wake every page's stream without a change to the debate (a page changed its own display)."""
         self._bump()
+
+    def owned_by(self, token: object) -> bool:
+        """Whether ``token`` is this debate's owner token (a constant-time comparison; anything else is False)."""
+        if not isinstance(token, str) or not token:
+            return False
+        return hmac.compare_digest(token.encode("utf-8"), self.owner_token.encode("utf-8"))
 
     # -- a seated person's live controls ------------------------------------------------
     def _stance(self, state: str, **values: Any) -> None:
@@ -276,24 +291,31 @@ class LiveSession:
         self.stance_urgency = MAX_URGENCY
 
     # -- pages come and go --------------------------------------------------------------
-    def attach(self) -> None:
-        """A page watches this session (again): forget any pending orphan stop."""
+    def attach(self, page: object, *, controls: bool) -> None:
+        """A page shows this session; one that holds the controls cancels any pending orphan stop."""
+        if not controls:
+            return
         with self.lock:
+            self._controlling.add(page)
             if self._orphan_timer is not None:
                 self._orphan_timer.cancel()
                 self._orphan_timer = None
 
-    def detach(self) -> None:
-        """The page went away: stop the debate unless a page re-attaches within ``grace_s``."""
+    def detach(self, page: object) -> None:
+        """A page went away (again harmless): when no controlling page is left, stop the debate unless one
+        re-attaches within ``grace_s``."""
         with self.lock:
-            if self.done or self._orphan_timer is not None:
+            if page not in self._controlling:
+                return
+            self._controlling.discard(page)
+            if self._controlling or self.done or self._orphan_timer is not None:
                 return
             self._orphan_timer = threading.Timer(self.grace_s, self._orphaned)
             self._orphan_timer.daemon = True
             self._orphan_timer.start()
 
     def _orphaned(self) -> None:
-        logger.info("debate %s has no page watching it: stopping it", self.debate_id)
+        logger.info("debate %s has no page with its controls: stopping it", self.debate_id)
         self.stop()
 
     # -- the thread ----------------------------------------------------------------
