@@ -1,9 +1,14 @@
 """``python -m debate_core protocols``: every registered protocol, in the terminal.
 
-What it does: ``show_protocols(console)`` prints each protocol's title and
-source, its variants (the default first), its roles with how many agents
+What it does: ``show_protocols(console)`` prints each protocol's title,
+where it came from (the plugin and its source: built-in, an installed
+package's entry point, ``DEBATE_PLUGINS``, or ``register()``), the paper it
+implements, its variants (the default first), its roles with how many agents
 hold each and whether a person may, its request kinds, and a table of its
 parameters with their types, defaults and meaning.
+
+Plugins' problems (a module that does not import, a hook that raises) are
+printed first as warnings, since the engine only logs them.
 
 What it does not do: find the protocols (``debate_core.protocols.registry.describe``
 does).
@@ -17,15 +22,26 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from debate_core.plugins import problems
 from debate_core.protocols.registry import describe
 
 
 def show_protocols(console: Console) -> None:
-    """Every registered protocol: variants, roles, parameters with defaults, request kinds."""
-    for info in describe():
+    """Every registered protocol: variants, roles, parameters with defaults, request kinds.
+
+    What went wrong loading plugins (one that failed, two claiming one protocol
+    name) is printed first: the engine only logs it.
+    """
+    infos = describe()
+    for problem in problems():
+        console.print(Text(f"warning: {problem}", style="yellow"))
+    for info in infos:
         console.print(Text(f"{info.name}: {info.title or info.doc}", style="bold"))
-        if info.source:
-            console.print(Text(f"  from: {info.source}", style="dim"))
+        origin = f"{info.source} (plugin {info.plugin})" if info.plugin and info.source != "built-in" else info.source
+        if origin:
+            console.print(Text(f"  from: {origin}", style="dim"))
+        if info.paper:
+            console.print(Text(f"  paper: {info.paper}", style="dim"))
         console.print(Text(f"  variants: {', '.join(info.variants)} (default {info.variants[0]})"))
         roles = ", ".join(
             f"{r.name} ×{r.minimum}{'+' if r.maximum is None else ('' if r.maximum == r.minimum else f'-{r.maximum}')}"

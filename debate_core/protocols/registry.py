@@ -1,22 +1,36 @@
-"""The protocol registry: built-in protocols, and plug-ins found by entry point.
+"""The protocol registry: the protocols the plugins registered, found by name.
 
 What it does: ``protocol_class(name)`` returns a registered ``Protocol``
-class; ``available()`` lists them all. Protocols come from three places: the
-built-ins of this package, installed packages that declare an entry point in
-the group ``interruptible_debate.protocols`` (``name = "package.module:Class"``,
-as simonw/llm finds model plug-ins), and ``register(cls)`` at run time (tests,
-notebooks). ``resolve(config)`` checks a configuration against its protocol:
-the variant exists, the parameters validate against the protocol's
-``Params`` (defaults filled in), and returns them with a ready protocol
-instance. ``describe()`` gives the listing ``python -m debate_core protocols``
-prints.
+class; ``available()`` lists them all. Protocols come from the plugin manager
+(``debate_core.plugins``): every plugin's ``register_protocols`` hook, the
+five built-ins' plugins first, then installed packages' plugins (entry-point
+group ``interruptible_debate``), then the modules in ``$DEBATE_PLUGINS``;
+and from ``register(cls)`` at run time (tests, notebooks). Each protocol
+remembers where it came from (``source``: ``"built-in"``, ``"entry point
+<distribution> <version>"``, ``"DEBATE_PLUGINS"``, ``"register()"``). The
+old group ``interruptible_debate.protocols`` (``name = "module:Class"``) is
+still read for outside packages that use it, with a ``DeprecationWarning``;
+an entry there naming a class already registered (this project's own, in
+metadata installed before its protocols became plugins) is skipped quietly.
+A protocol name belongs to one class: the first plugin to register it keeps
+it (the built-ins load first, so an outside plugin cannot replace one); a
+second plugin registering a different class under that name is left out
+with a warning naming both (``plugins.problems()``, shown by the listing),
+as is a broken plugin, one that does not import or fails in its hook.
 
-What it does not do: run debates or check backends (``debate`` does).
+``resolve(config)`` checks a configuration against its protocol: the variant
+exists, the parameters validate against the protocol's ``Params`` (defaults
+filled in), and returns them with a ready protocol instance. ``describe()``
+gives the listing ``python -m debate_core protocols`` prints.
+
+What it does not do: load plugins (``debate_core.plugins.manager``), run
+debates or check backends (``debate`` does).
 """
 
 from __future__ import annotations
 
 import threading
+import warnings
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
@@ -25,53 +39,128 @@ from pydantic import ValidationError
 
 from debate_core.config import DebateConfig
 from debate_core.errors import ConfigError
-from debate_core.log import logger
+from debate_core.plugins import collect, record_problem, reset_plugin_manager
 from debate_core.protocols.base import Protocol, RoleSpec
 
-ENTRY_POINT_GROUP = "interruptible_debate.protocols"
+# The deprecated group of "name = module:Class" entries (kept under its old name for callers).
+ENTRY_POINT_GROUP = LEGACY_ENTRY_POINT_GROUP = "interruptible_debate.protocols"
+AT_RUN_TIME = "register()"
 _REGISTERED: dict[str, type[Protocol]] = {}
-_LOCK = threading.Lock()
+_SOURCES: dict[str, tuple[str, str]] = {}  # name -> (source, plugin)
+_LOCK = threading.RLock()
 _LOADED = False
 
 
 def register(cls: type[Protocol]) -> type[Protocol]:
-    """Register a protocol class under its ``name`` (usable as a class decorator)."""
-    name = getattr(cls, "name", "")
-    if not isinstance(name, str) or not name:
-        raise ConfigError(f"{cls.__name__} has no protocol name")
-    if not getattr(cls, "variants", ()):
-        raise ConfigError(f"protocol {name} declares no variants")
+    """Register a protocol class under its ``name`` (usable as a class decorator); the plugins' names are taken."""
+    _check(cls)
+    _load()
     with _LOCK:
-        existing = _REGISTERED.get(name)
-        if existing is not None and existing is not cls:
-            raise ConfigError(f"a different protocol is already registered as {name!r}")
-        _REGISTERED[name] = cls
+        _add(cls, AT_RUN_TIME, "")
     return cls
 
 
 def unregister(name: str) -> None:
     with _LOCK:
         _REGISTERED.pop(name, None)
+        _SOURCES.pop(name, None)
+
+
+def reload() -> None:
+    """Find the plugins' protocols again (after ``$DEBATE_PLUGINS`` changed); ``register()``-ed ones stay."""
+    global _LOADED
+    with _LOCK:
+        for name in [n for n, (source, _) in _SOURCES.items() if source != AT_RUN_TIME]:
+            unregister(name)
+        reset_plugin_manager()
+        _LOADED = False
+
+
+def source_of(name: str) -> str:
+    """Where protocol ``name`` came from (``"built-in"``, ``"entry point ..."``, ...); "" if not registered."""
+    available()
+    with _LOCK:
+        return _SOURCES.get(name, ("", ""))[0]
+
+
+def _check(cls: type[Protocol]) -> None:
+    name = getattr(cls, "name", "")
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{cls.__name__} has no protocol name")
+    if not getattr(cls, "variants", ()):
+        raise ConfigError(f"protocol {name} declares no variants")
+
+
+def _describe_source(source: str, plugin: str) -> str:
+    return f"plugin {plugin} ({source})" if plugin else source
+
+
+def _add(cls: type[Protocol], source: str, plugin: str) -> None:
+    existing = _REGISTERED.get(cls.name)
+    if existing is cls:
+        return
+    if existing is not None:
+        first = _describe_source(*_SOURCES.get(cls.name, ("", "")))
+        if source == AT_RUN_TIME:
+            raise ConfigError(f"a different protocol is already registered as {cls.name!r} (by {first})")
+        record_problem(  # the first keeps the name (built-ins load first): an outside plugin cannot take one
+            f"protocol name {cls.name!r} is registered twice: by {first} and by {_describe_source(source, plugin)};"
+            f" the first is kept, the second left out (rename it, uninstall its package or take it out of"
+            " DEBATE_PLUGINS)"
+        )
+        return
+    _REGISTERED[cls.name] = cls
+    _SOURCES[cls.name] = (source, plugin)
 
 
 def _load() -> None:
     global _LOADED
-    if _LOADED:
-        return
-    from debate_core.protocols.kimura import KimuraProtocol
+    with _LOCK:
+        if _LOADED:
+            return
+        for found in collect("register_protocols"):
+            cls = found.item
+            if not (isinstance(cls, type) and issubclass(cls, Protocol)):
+                record_problem(
+                    f"plugin {found.plugin} ({found.source}) registered {cls!r}, which is not a Protocol class"
+                )
+                continue
+            try:
+                _check(cls)
+            except ConfigError as error:
+                record_problem(f"plugin {found.plugin} ({found.source}) registered a protocol that is refused: {error}")
+                continue
+            _add(cls, found.source, found.plugin)
+        _load_legacy()
+        _LOADED = True
 
-    register(KimuraProtocol)
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
+
+def _load_legacy() -> None:
+    for entry in entry_points(group=LEGACY_ENTRY_POINT_GROUP):
         try:
             cls = entry.load()
         except Exception as error:  # a broken plug-in must not break the built-ins
-            logger.warning("protocol plug-in %s could not be loaded: %s", entry.value, error)
+            record_problem(f"protocol plug-in {entry.value} could not be loaded: {type(error).__name__}: {error}")
             continue
-        if isinstance(cls, type) and issubclass(cls, Protocol):
-            register(cls)
-        else:
-            logger.warning("entry point %s is not a Protocol class", entry.value)
-    _LOADED = True
+        if not (isinstance(cls, type) and issubclass(cls, Protocol)):
+            record_problem(f"entry point {entry.value} is not a Protocol class")
+            continue
+        if _REGISTERED.get(getattr(cls, "name", "")) is cls:
+            continue  # already registered by a plugin: stale metadata of an install made before plugins
+        dist = entry.dist
+        where = f"entry point {dist.name} {dist.version}" if dist is not None else f"entry point {entry.name}"
+        message = (
+            f"{where}: the entry-point group {LEGACY_ENTRY_POINT_GROUP!r} is deprecated; declare a plugin module in"
+            f" the group 'interruptible_debate' whose register_protocols hook registers {cls.__name__}"
+        )
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        record_problem(message)
+        try:
+            _check(cls)
+        except ConfigError as error:
+            record_problem(f"entry point {entry.value} is refused: {error}")
+            continue
+        _add(cls, f"{where} ({LEGACY_ENTRY_POINT_GROUP}, deprecated)", "")
 
 
 def available() -> dict[str, type[Protocol]]:
@@ -140,12 +229,17 @@ class ProtocolInfo:
     params: tuple[ParamInfo, ...]
     forms: tuple[str, ...]
     doc: str
+    plugin: str = ""  # the plugin that registered it ("" for register() and the deprecated group)
+    paper: str = ""  # the paper it implements (the class's ``source``)
 
 
 def describe() -> list[ProtocolInfo]:
-    """Every registered protocol with its variants, roles, parameters (with defaults) and request kinds."""
+    """Every registered protocol with where it came from, its variants, roles, parameters and request kinds."""
     infos = []
-    for name, cls in available().items():
+    found = available()
+    with _LOCK:
+        sources = dict(_SOURCES)
+    for name, cls in found.items():
         params = tuple(
             ParamInfo(
                 field,
@@ -158,6 +252,17 @@ def describe() -> list[ProtocolInfo]:
         instance = cls(cls.default_variant(), cls.Params())
         doc = (cls.__doc__ or "").strip().split("\n\n")[0]
         infos.append(
-            ProtocolInfo(name, cls.title, cls.source, cls.variants, cls.roles, params, tuple(instance.forms()), doc)
+            ProtocolInfo(
+                name,
+                cls.title,
+                sources.get(name, ("", ""))[0],
+                cls.variants,
+                cls.roles,
+                params,
+                tuple(instance.forms()),
+                doc,
+                plugin=sources.get(name, ("", ""))[1],
+                paper=cls.source,
+            )
         )
     return infos

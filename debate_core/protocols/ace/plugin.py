@@ -1,0 +1,22 @@
+"""The ace plugin: registers ACE (Analyze-Compose-Execute) with the plugin manager.
+
+What it does: implements the ``register_protocols`` hook for ``AceProtocol``. It is
+one of the built-ins (``debate_core.plugins.manager.DEFAULT_PLUGINS``), loaded
+through the same path as an outside package's plugin module, so a checkout
+on ``sys.path`` finds it without installed metadata.
+
+What it does not do: decide anything about the protocol (``protocol`` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from debate_core.plugins import hookimpl
+from debate_core.protocols.ace.protocol import AceProtocol
+from debate_core.protocols.base import Protocol
+
+
+@hookimpl
+def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
+    register(AceProtocol)
