@@ -53,6 +53,12 @@ def reply(text: str, *, logprobs: list[dict[str, Any]] | None = None, usage: dic
     return sse(*chunks)
 
 
+def words(text: str) -> list[tuple[int, str]]:
+    """A local tokenizer for a fake server of unknown kind: one token per word (with its leading space)."""
+    pieces = text.split(" ")
+    return [(i, p if i == 0 else " " + p) for i, p in enumerate(pieces)] if text else []
+
+
 class Server:
     """A fake server: ``/v1/models`` and a chat handler; every request is kept."""
 
@@ -78,6 +84,8 @@ class Server:
 
     def backend(self, **options: Any) -> OpenAIBackend:
         options.setdefault("sleep", lambda s: None)
+        if self.owner not in ("vllm", "llamacpp"):  # a server without a tokenizer endpoint needs a local one
+            options.setdefault("tokenizer", words)
         return OpenAIBackend("http://test:8000/v1", "m", transport=httpx.MockTransport(self), **options)
 
 

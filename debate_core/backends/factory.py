@@ -41,9 +41,22 @@ from debate_core.errors import ConfigError
 ENTRY_POINT_GROUP = "interruptible_debate.backends"
 BUILT_IN = ("scripted", "transformers", "llamacpp", "openai")
 SERVER_OPTIONS = frozenset(
-    {"api_key_env", "concurrency", "timeout_s", "retries", "top_logprobs", "dialect", "tokenizer", "vocab_size"}
+    {
+        "api_key_env",
+        "concurrency",
+        "timeout_s",
+        "headers_timeout_s",
+        "retries",
+        "top_logprobs",
+        "dialect",
+        "tokenizer",
+        "vocab_size",
+        "max_answer_bytes",
+    }
 )
-LLAMACPP_OPTIONS = frozenset({"threads", "parallel", "ctx", "concurrency", "timeout_s", "retries", "top_logprobs"})
+LLAMACPP_OPTIONS = frozenset(
+    {"threads", "parallel", "ctx", "concurrency", "timeout_s", "headers_timeout_s", "retries", "top_logprobs"}
+)
 
 
 @dataclass(frozen=True)

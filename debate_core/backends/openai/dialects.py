@@ -12,7 +12,10 @@ and ``/detokenize``, whose request and answer shapes differ), how many
 the raw distribution. ``detect(models_json)`` picks the dialect from the
 ``owned_by`` field of ``GET /v1/models`` (``llamacpp``, ``vllm``); anything
 else gets ``generic`` (the OpenAI API itself and servers that copy it: no
-continuation, no tokenizer endpoint).
+continuation, no tokenizer endpoint). Tokenizer answers are checked where they
+are read: a token id is a whole number below ``MAX_VOCAB`` (``token_id``), a
+token's text is text, a vocabulary size is a positive whole number; anything
+else is a ``BackendError``.
 
 What it does not do: send anything (``transport``) or turn answers into
 completions (``backend``).
@@ -26,6 +29,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from debate_core.errors import BackendError
+
+#: token ids and vocabulary sizes a server may report: what a 32-bit signed integer holds
+MAX_VOCAB = 2**31 - 1
+
+
+def token_id(value: Any) -> int:
+    """A token id as a server gave it, checked: a whole number from 0 to ``MAX_VOCAB - 1`` (else ``BackendError``)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_VOCAB:
+        raise BackendError(f"a token id is not a whole number from 0 to {MAX_VOCAB - 1:,}: {value!r:.40}")
+    return value
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise BackendError(f"{what} is a {type(value).__name__}, not text: {value!r:.80}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -84,7 +103,7 @@ def _piece_text(piece: Any) -> str:
         return piece
     if isinstance(piece, list) and all(isinstance(b, int) and 0 <= b < 256 for b in piece):
         return bytes(piece).decode("utf-8", "replace")
-    raise BackendError(f"the server's tokenizer gave a token piece of an unknown shape: {piece!r:.80}")
+    raise BackendError(f"the tokenizer gave a token piece of an unknown shape: {piece!r:.80}")
 
 
 @dataclass(frozen=True)
@@ -102,21 +121,25 @@ class LlamaCpp(Dialect):
         return {"content": text, "with_pieces": True, "add_special": False, "parse_special": False}
 
     def tokenize_answer(self, data: Any) -> list[TokenPiece]:
-        try:
-            return [TokenPiece(int(t["id"]), _piece_text(t["piece"])) for t in data["tokens"]]
-        except (KeyError, TypeError, ValueError) as error:
-            raise BackendError(f"the server's /tokenize answer has an unknown shape: {str(data)[:200]}") from error
+        tokens = data.get("tokens") if isinstance(data, Mapping) else None
+        if not isinstance(tokens, list) or not all(isinstance(t, Mapping) for t in tokens):
+            raise BackendError(f"the /tokenize answer has an unknown shape: {str(data)[:200]}")
+        return [TokenPiece(token_id(t.get("id")), _piece_text(t.get("piece"))) for t in tokens]
 
     def detokenize_request(self, model: str, ids: Sequence[int]) -> dict[str, Any]:
         return {"tokens": list(ids)}
 
     def detokenize_answer(self, data: Any) -> str:
-        return str(data["content"])
+        return _text(data.get("content") if isinstance(data, Mapping) else data, "the /detokenize answer")
 
     def vocab_size(self, model_entry: Mapping[str, Any]) -> int | None:
         meta = model_entry.get("meta")
         size = meta.get("n_vocab") if isinstance(meta, Mapping) else None
-        return size if isinstance(size, int) and size > 0 else None
+        if size is None:
+            return None
+        if isinstance(size, bool) or not isinstance(size, int) or not 0 < size <= MAX_VOCAB:
+            raise BackendError(f"the model's n_vocab is not a vocabulary size: {size!r:.40}")
+        return size
 
 
 @dataclass(frozen=True)
@@ -143,20 +166,20 @@ class Vllm(Dialect):
         return {"model": model, "prompt": text, "add_special_tokens": False, "return_token_strs": True}
 
     def tokenize_answer(self, data: Any) -> list[TokenPiece]:
-        try:
-            ids = [int(i) for i in data["tokens"]]
-            strs = data.get("token_strs")
-        except (KeyError, TypeError, ValueError) as error:
-            raise BackendError(f"the server's /tokenize answer has an unknown shape: {str(data)[:200]}") from error
+        tokens = data.get("tokens") if isinstance(data, Mapping) else None
+        if not isinstance(tokens, list):
+            raise BackendError(f"the /tokenize answer has an unknown shape: {str(data)[:200]}")
+        ids = [token_id(i) for i in tokens]
+        strs = data.get("token_strs")
         if not isinstance(strs, list) or len(strs) != len(ids):
-            raise BackendError("the server's /tokenize answer has no token texts (vLLM older than 0.7?)")
-        return [TokenPiece(i, _byte_level(str(s))) for i, s in zip(ids, strs, strict=True)]
+            raise BackendError("the /tokenize answer has no token texts (vLLM older than 0.7?)")
+        return [TokenPiece(i, _byte_level(_text(s, "a token's text"))) for i, s in zip(ids, strs, strict=True)]
 
     def detokenize_request(self, model: str, ids: Sequence[int]) -> dict[str, Any]:
         return {"model": model, "tokens": list(ids)}
 
     def detokenize_answer(self, data: Any) -> str:
-        return str(data["prompt"])
+        return _text(data.get("prompt") if isinstance(data, Mapping) else data, "the /detokenize answer")
 
 
 _BYTE_LEVEL: dict[str, int] = {}

@@ -11,7 +11,9 @@ declared as such on the completion (``entropy_top_k``). ``choice_probs`` gives,
 for each choice, the probability of its first token at the first generated
 position, matched by the token's text among the top k; a choice whose first
 token is not among them gets 0 (its probability is below the smallest one
-listed).
+listed). ``checked_entries`` checks a chunk's entries as they arrive (a
+logprob is a number, a token's text is text), so the signals never meet a
+malformed one.
 
 What it does not do: ask for logprobs (``backend``) or know which server
 computed them from raw logits (``dialects``).
@@ -26,9 +28,26 @@ from typing import Any
 from debate_core.errors import BackendError
 
 
+def checked_entries(content: Any) -> list[Mapping[str, Any]]:
+    """A chunk's ``logprobs.content`` (None: no entries), every field the signals read checked (``BackendError``)."""
+    if content is None:
+        return []
+    entries = _entries(content)
+    for entry in entries:
+        _logprob(entry)
+        token = entry.get("token")
+        if token is not None and not isinstance(token, str):
+            raise BackendError(f"a token's text is not text: {token!r:.60}")
+        for alternative in _entries(entry.get("top_logprobs") or []):
+            _logprob(alternative)
+            if alternative.get("token") is not None and not isinstance(alternative.get("token"), str):
+                raise BackendError(f"a top_logprobs token's text is not text: {alternative.get('token')!r:.60}")
+    return entries
+
+
 def _entries(content: Any) -> list[Mapping[str, Any]]:
     if not isinstance(content, list) or not all(isinstance(e, Mapping) for e in content):
-        raise BackendError("the server's logprobs are not a list of token entries")
+        raise BackendError("logprobs are not a list of token entries")
     return content
 
 
