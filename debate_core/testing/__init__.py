@@ -1,0 +1,50 @@
+"""Checks a protocol's own test suite can call: the conformance every registered protocol keeps.
+
+What it does: re-exports ``debate_core.testing.conformance`` (the cases, one
+per registered protocol and variant, and the engine-side checks: the scripted
+demo runs, the stream is possible, survives the codec, every fold given
+consumes it, a person can fill every form in every seat a person may take) and ``debate_core.testing.people``
+(the automatic person that fills forms from their fields).
+
+What it does not do: import pytest or any front end (``ui``, ``storage``,
+``console``, ``experiments``): checks that need them live in the project's
+test suite (``tests/conformance``), which calls these.
+"""
+
+from debate_core.testing.conformance import (
+    QUESTION,
+    Case,
+    ConformanceError,
+    DemoRun,
+    case_for,
+    case_ids,
+    check_codec,
+    check_demo,
+    check_folds,
+    check_forms,
+    check_people,
+    check_run,
+    people_seats,
+    run_demo,
+)
+from debate_core.testing.people import AutoPerson, candidate_values, fill_form
+
+__all__ = [
+    "QUESTION",
+    "AutoPerson",
+    "Case",
+    "ConformanceError",
+    "DemoRun",
+    "candidate_values",
+    "case_for",
+    "case_ids",
+    "check_codec",
+    "check_demo",
+    "check_folds",
+    "check_forms",
+    "check_people",
+    "check_run",
+    "fill_form",
+    "people_seats",
+    "run_demo",
+]
