@@ -375,3 +375,29 @@ def test_the_command_line_reports_a_broken_server_and_a_missing_tokenizer_withou
     output = " ".join((result.stdout + result.stderr).split())
     assert "Invalid debate set-up" in output and "--backend-option tokenizer=HUB_ID_OR_PATH" in output
     assert "Traceback" not in result.stderr
+
+
+def test_the_web_apps_server_choice_takes_the_options_a_page_may_set_and_no_other(hostile):
+    from ui.session import SERVER, backend_for
+
+    def generic(handler: Handler) -> None:
+        raw(handler, 200, "application/json", json.dumps({"data": [{"id": "m", "owned_by": "someone"}]}).encode())
+
+    server = hostile(good, models=generic)
+    config = make_config()
+    with pytest.raises(ConfigError, match=r"no tokenizer endpoint"):
+        backend_for(SERVER, config, f"{server.url} m")
+    backend = backend_for(SERVER, config, f"  {server.url}  m  dialect=vllm headers_timeout_s=5 ")
+    try:
+        assert backend.count_tokens("B is it") == 3  # the server's /tokenize, as vLLM's
+        events = Debate(config, backend, segmenter=SentenceSplitter()).run()
+        assert isinstance(events[-1], DebateEnded)
+    finally:
+        backend.close()
+    for typed in (f"{server.url} m api_key_env=HOME", f"{server.url} m base_url=http://elsewhere/v1"):
+        with pytest.raises(
+            ConfigError, match=r"the app takes only these server options: .*\(not (api_key_env|base_url)\)"
+        ):
+            backend_for(SERVER, config, typed)
+    with pytest.raises(ConfigError, match=r"one model name"):
+        backend_for(SERVER, config, f"{server.url} m other")

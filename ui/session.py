@@ -48,9 +48,9 @@ from typing import Any
 
 from debate_core import Debate, DebateConfig, HumanChannel, HumanSeat
 from debate_core.backends.base import Backend
-from debate_core.backends.factory import BackendSpec, make_backend, seated
+from debate_core.backends.factory import BackendSpec, make_backend, seated, server_options
 from debate_core.backends.router import BackendRouter
-from debate_core.errors import BackendError, DebateError
+from debate_core.errors import BackendError, ConfigError, DebateError
 from debate_core.events import Event, Intervention, SilentTurn, UnitDisclosed
 from debate_core.log import logger
 from ui.seat_state import follow
@@ -64,6 +64,8 @@ PACED = (UnitDisclosed, SilentTurn, Intervention)
 DEFAULT_GRACE_S = 60.0
 MAX_URGENCY = 9
 MAX_POINT_CHARS = 1_000  # the decision form's limit on a point
+# What a page may set of a server backend (typed after the address): nothing that reads the app's environment.
+PAGE_SERVER_OPTIONS = frozenset({"tokenizer", "dialect", "vocab_size", "timeout_s", "headers_timeout_s"})
 
 _SESSIONS: dict[str, LiveSession] = {}
 _SESSIONS_LOCK = threading.Lock()
@@ -76,12 +78,29 @@ def backend_for(choice: str, config: DebateConfig, model: str = "") -> Backend |
         spec = BackendSpec("scripted")
     elif choice == EMBEDDED_LLAMACPP:
         spec = BackendSpec("llamacpp", options={"threads": 1})  # its own server, stopped with the debate
-    elif choice == SERVER:  # "URL [model name]"; the key, if any, from the app's OPENAI_API_KEY
-        url, _, name = model.strip().partition(" ")
-        spec = BackendSpec("openai", name.strip() or None, options={"base_url": url})
+    elif choice == SERVER:  # "URL [model name] [KEY=VALUE ...]"; the key, if any, from the app's OPENAI_API_KEY
+        url, name, options = server_words(model)
+        spec = BackendSpec("openai", name, options=server_options("openai", url, options))
     else:
         spec = BackendSpec("transformers", model=model.strip() if choice != EMBEDDED and model.strip() else None)
     return seated(make_backend(spec, config), spec, config)
+
+
+def server_words(typed: str) -> tuple[str, str | None, list[str]]:
+    """A server typed in the model box: its address, its model name (if given) and ``KEY=VALUE`` options,
+    only those in ``PAGE_SERVER_OPTIONS`` (a page may not, e.g., name the environment variable the key comes
+    from); ``ConfigError`` naming any other."""
+    url, *words = typed.split()
+    options = [w for w in words if "=" in w]
+    names = [w for w in words if "=" not in w]
+    refused = sorted({w.partition("=")[0] for w in options} - PAGE_SERVER_OPTIONS)
+    if refused:
+        raise ConfigError(
+            f"the app takes only these server options: {', '.join(sorted(PAGE_SERVER_OPTIONS))} (not {refused[0]})"
+        )
+    if len(names) > 1:
+        raise ConfigError("type the server's address, then one model name, then any KEY=VALUE options")
+    return url, (names[0] if names else None), options
 
 
 def find(debate_id: str) -> LiveSession | None:

@@ -169,7 +169,7 @@ def build_setup() -> SetupForm:
         )
         model = gr.Textbox(
             label="Model id or local path, or a server's address and model name (for the last two choices)",
-            placeholder="meta-llama/Llama-3.1-8B-Instruct  ·  http://127.0.0.1:8000/v1 llama-8b",
+            placeholder="meta-llama/Llama-3.1-8B-Instruct  ·  http://127.0.0.1:8000/v1 llama-8b [dialect=vllm]",
             max_length=500,
             elem_id="model-id",
         )

@@ -187,7 +187,7 @@ class OpenAIBackend(Backend):
                 "or llama.cpp), and a debate counts its public tokens with the model's tokenizer: give the backend "
                 "a local one (--backend-option tokenizer=HUB_ID_OR_PATH, the served model's Hugging Face id or "
                 "folder), or, if the server is vLLM or llama.cpp, say so (--backend-option dialect=vllm or "
-                "dialect=llamacpp)"
+                "dialect=llamacpp); in the web app, type these after the model name"
             )
         self.top_logprobs = max(1, min(top_logprobs, self.dialect.max_top_logprobs))
         self._tokens = ServerTokens(self._http, self.dialect, self.model, self.base_url, tokenizer)
