@@ -11,8 +11,6 @@ package per protocol, found through a registry), ``backends`` (the model
 seam), ``events`` (the contract with every consumer), ``config``.
 """
 
-__version__ = "0.1.0"
-
 from debate_core.backends import (
     Backend,
     BackendRouter,
@@ -53,6 +51,7 @@ from debate_core.events.records import Action, ActionPlan
 from debate_core.kernel import Form, HumanChannel, HumanRequest, HumanSeat, ModelSeat, Seat, Table
 from debate_core.protocols import Protocol, ProtocolParams, RoleSpec, register
 from debate_core.status import DebateStatus
+from debate_core.version import __version__
 
 __all__ = [
     "DEFAULT_HISTORY_WINDOW",

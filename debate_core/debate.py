@@ -26,7 +26,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 
-from debate_core import __version__
 from debate_core.backends.base import Backend
 from debate_core.backends.router import BackendRouter
 from debate_core.config import DebateConfig, SeatKind
@@ -41,6 +40,7 @@ from debate_core.kernel.table import DebateStopped, Table
 from debate_core.log import logger
 from debate_core.protocols.base import Protocol
 from debate_core.protocols.registry import resolve
+from debate_core.version import __version__
 
 
 class Debate:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -111,3 +112,102 @@ def test_storage_plugs_into_the_engine_cli_only_through_an_entry_point():
 def test_prompt_templates_ship_inside_the_package():
     names = {p.name for p in (PACKAGE / "protocols" / "kimura" / "prompts").iterdir()}
     assert {"plan.txt", "utterance.txt", "initial_answer.txt", "persona.txt", "fragments.toml"} <= names
+
+
+# -- no import circle ----------------------------------------------------------------------------
+# The graph: one node per module under a package (a package's ``__init__`` is the package's node);
+# an edge for every import a module makes at module level, ``if TYPE_CHECKING:`` blocks included (a type
+# checker and a reader follow them; guarding an import is how a circle hides, not how it goes away).
+# Imports inside functions do not count: they run when called, once every module is loaded (the
+# project's way to load heavy or optional code lazily). ``from a.b import c`` is an edge to the module
+# ``a.b.c`` where there is one, else to ``a.b``; that importing ``a.b.c`` also loads the package
+# ``a.b`` is no edge (every package would be a circle with the submodules it re-exports).
+
+
+def module_names(root: Path, package: str) -> dict[str, Path]:
+    names = {}
+    for path in (root / package).rglob("*.py"):
+        parts = path.relative_to(root).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return names
+
+
+def module_level_imports(name: str, path: Path, known: set[str]) -> dict[str, int]:
+    """The modules of ``known`` that ``name`` imports outside its functions, each with the line of the import."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: dict[str, int] = {}
+
+    def add(target: str, line: int) -> None:
+        if target in known and target != name:
+            found.setdefault(target, line)
+
+    def visit(nodes: list[ast.stmt]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    add(alias.name, node.lineno)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*parent, *([node.module] if node.module else [])])
+                for alias in node.names:
+                    submodule = f"{base}.{alias.name}"
+                    add(submodule if submodule in known else base, node.lineno)
+            for block in ("body", "orelse", "finalbody", "handlers"):  # if/try/with/class bodies, not defs
+                inner = getattr(node, block, None)
+                if isinstance(inner, list):
+                    visit(inner)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    return found
+
+
+def import_circle(root: Path, package: str) -> list[str]:
+    """One circle of module-level imports under ``package`` as ``a:LINE -> b:LINE -> ... -> a``, or []."""
+    modules = module_names(root, package)
+    edges = {name: module_level_imports(name, path, set(modules)) for name, path in sorted(modules.items())}
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    trail: list[str] = []
+
+    def walk(node: str) -> list[str]:
+        state[node] = 1
+        trail.append(node)
+        for target in sorted(edges[node]):
+            if state.get(target) == 1:
+                circle = [*trail[trail.index(target) :], target]
+                return [*(f"{a}:{edges[a][b]}" for a, b in itertools.pairwise(circle)), target]
+            if target not in state and (found := walk(target)):
+                return found
+        trail.pop()
+        state[node] = 2
+        return []
+
+    for start in sorted(edges):
+        if start not in state and (found := walk(start)):
+            return found
+    return []
+
+
+def test_the_engine_has_no_import_circle():
+    """Modules depend one way: end conditions and policies read a ``TableState``, never the ``Table``."""
+    circle = import_circle(ROOT, "debate_core")
+    assert circle == [], "an import circle in debate_core: " + " -> ".join(circle)
+    for name in ("endings", "policies", "listening"):
+        assert "debate_core.kernel.table" not in imported_modules(PACKAGE / "kernel" / f"{name}.py")
+
+
+def test_the_circle_check_counts_type_checking_imports_and_names_the_circle(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from pkg.a import A\n")
+    (package / "a.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.b import B\nA = 1\n"
+    )
+    (package / "b.py").write_text("from . import c\n")
+    (package / "c.py").write_text("def late():\n    from pkg import a\n")
+    assert import_circle(tmp_path, "pkg") == []  # an import inside a function is no edge
+    (package / "c.py").write_text("from .a import A\n")
+    assert import_circle(tmp_path, "pkg") == ["pkg.a:3", "pkg.b:1", "pkg.c:1", "pkg.a"]

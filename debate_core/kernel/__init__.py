@@ -2,7 +2,8 @@
 
 What it does: ``Table`` (the running debate and its moves), ``Form`` (request
 kinds as data), seats and the human channel, chunkers, listener policies, end
-conditions and final decisions. Protocols import from here.
+conditions and final decisions (which read a table through ``TableState``).
+Protocols import from here.
 
 What it does not do: decide anything about a debate (protocols do).
 """
@@ -39,6 +40,7 @@ from debate_core.kernel.policies import (
 from debate_core.kernel.replies import load_object
 from debate_core.kernel.seats import HumanSeat, ModelSeat, Seat
 from debate_core.kernel.sentences import SentenceChunker, default_sentence_chunker
+from debate_core.kernel.state import TableState
 from debate_core.kernel.table import DebateStopped, Replies, Table, TableSnapshot
 
 __all__ = [
@@ -71,6 +73,7 @@ __all__ = [
     "SentenceChunker",
     "Table",
     "TableSnapshot",
+    "TableState",
     "ThresholdPolicy",
     "TokenChunker",
     "WholeMessage",

@@ -2,11 +2,12 @@
 
 What it does:
 
-* End conditions are functions of the table returning an ``EndReason`` or
-  None: ``budget_spent``, ``silence_streak``, ``turn_limit``,
-  ``stop_requested``, and ``first_of(*conditions)`` which checks them in
-  order. A protocol composes the ones its paper uses (Kimura: budget, then
-  silence, then turns, then stop) and adds its own (a verdict, an early exit).
+* End conditions are functions of the table (of what ``state.TableState``
+  names: they import no ``Table``) returning an ``EndReason`` or None:
+  ``budget_spent``, ``silence_streak``, ``turn_limit``, ``stop_requested``,
+  and ``first_of(*conditions)`` which checks them in order. A protocol
+  composes the ones its paper uses (Kimura: budget, then silence, then turns,
+  then stop) and adds its own (a verdict, an early exit).
 * A ``FinalDecision`` is the answer a debate ends with and how it was
   decided. ``majority`` counts answers (free-form answers compared
   case-insensitively, ignoring surrounding spaces and a final period; agents
@@ -33,32 +34,29 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from debate_core.events.records import AgentAnswer, EndReason, Vote
+from debate_core.kernel.state import TableState
 
-if TYPE_CHECKING:
-    from debate_core.kernel.table import Table
-
-EndCondition = Callable[["Table"], EndReason | None]
+EndCondition = Callable[[TableState], EndReason | None]
 
 
-def budget_spent(table: Table) -> EndReason | None:
+def budget_spent(table: TableState) -> EndReason | None:
     """The public-token budget (``config.token_budget``) is reached."""
     return EndReason.BUDGET if table.public_tokens >= table.config.token_budget else None
 
 
-def silence_streak(table: Table) -> EndReason | None:
+def silence_streak(table: TableState) -> EndReason | None:
     """``config.max_silent_turns`` silent turns in a row (a stall guard)."""
     return EndReason.SILENCE if table.silent_streak >= table.config.max_silent_turns else None
 
 
-def turn_limit(table: Table) -> EndReason | None:
+def turn_limit(table: TableState) -> EndReason | None:
     """``config.max_turns`` turns (a stall guard)."""
     return EndReason.MAX_TURNS if table.turn >= table.config.max_turns else None
 
 
-def stop_requested(table: Table) -> EndReason | None:
+def stop_requested(table: TableState) -> EndReason | None:
     """Someone called ``stop()``."""
     return EndReason.STOPPED if table.stop_requested else None
 
@@ -66,7 +64,7 @@ def stop_requested(table: Table) -> EndReason | None:
 def first_of(*conditions: EndCondition) -> EndCondition:
     """An end condition that is the first of ``conditions`` to hold, in the order given."""
 
-    def check(table: Table) -> EndReason | None:
+    def check(table: TableState) -> EndReason | None:
         for condition in conditions:
             reason = condition(table)
             if reason is not None:

@@ -14,13 +14,15 @@ choices, length; text passes the one sanitising rule of ``debate_core.text``)
 before the form builds its value, so a refused submission never reaches the
 debate. ``FormResult`` is what a seat returns: the value acted on, where it
 came from, whether it was valid, the raw output, the cost, and the backend's
-completion with its signals.
+completion with its signals; ``map(fn)`` / ``with_value(v)`` keep all of that
+for a value derived from it (the text a protocol says of a structured reply).
 
 What it does not do: call a backend or wait for a person (``seats`` do).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -34,6 +36,7 @@ from debate_core.text import clean
 
 V = TypeVar("V")
 T = TypeVar("T")
+U = TypeVar("U")
 
 FieldKind = Literal["choice", "integer", "text", "boolean"]
 _LABEL_PUNCTUATION = "()[].:"
@@ -89,6 +92,18 @@ class FormResult(Generic[T]):
     raw: str | None = None
     generation: GenerationInfo = field(default_factory=GenerationInfo)
     completion: Completion | None = None
+
+    def map(self, fn: Callable[[T], U]) -> FormResult[U]:
+        """The same reply (source, validity, error, note, raw output, cost, completion) acting on ``fn(value)``."""
+        return self.with_value(fn(self.value))
+
+    def with_value(self, value: U) -> FormResult[U]:
+        """The same reply acting on ``value`` instead (what a protocol says of a structured reply, say).
+
+        Every other field is carried, a field added later included.
+        """
+        carried: FormResult[Any] = self
+        return dataclasses.replace(carried, value=value)
 
     def record(self) -> dict[str, Any]:
         """The fields an event or record keeps of a reply: source, valid, error, note, raw, generation."""

@@ -14,16 +14,14 @@ interruption leads to, and calls ``cut``, ``say``, ``resume``...).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from debate_core.events.acts import Intervention, ListenerDecision
 from debate_core.events.records import Source
 from debate_core.kernel.floor import Floor
 from debate_core.kernel.forms import FormResult
 from debate_core.kernel.policies import ForcedPolicy, InterruptPolicy
-
-if TYPE_CHECKING:
-    from debate_core.kernel.table import Table
+from debate_core.kernel.state import TableState
 
 
 class ListenerMoves:
@@ -45,7 +43,7 @@ class ListenerMoves:
         asked = policy  # what decides where nothing is forced, and names those decisions
         if self.forced:
             policy = ForcedPolicy(self.forced, otherwise=policy)
-        decided = policy.decide(cast("Table", self), listeners, floor, view)
+        decided = policy.decide(cast(TableState, self), listeners, floor, view)
         self.forced_left -= {(name, floor.utterance_id, floor.disclosed - 1) for name in listeners}
         events = {}
         for name in listeners:

@@ -20,7 +20,8 @@ for a group of listeners at once (model listeners in one batch):
   (for tree-sampled training data).
 
 What it does not do: emit events or act on a decision (``Table.decide`` records
-decisions; the protocol decides what an interruption leads to).
+decisions; the protocol decides what an interruption leads to). A policy reads
+the table only through ``state.TableState`` (the seed, the fork salt, ``ask``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from debate_core.backends.base import Capability, Message, Signals
 from debate_core.config import DebateConfig
@@ -37,9 +38,7 @@ from debate_core.events.records import Source
 from debate_core.kernel.floor import Floor
 from debate_core.kernel.forms import FieldSpec, Form, FormInvalid, FormResult
 from debate_core.kernel.replies import load_object
-
-if TYPE_CHECKING:
-    from debate_core.kernel.table import Table
+from debate_core.kernel.state import TableState
 
 _YES_WORDS = ("yes", "interrupt", "y")
 _NO_WORDS = ("no", "n", "listen", "continue")
@@ -174,7 +173,7 @@ class InterruptPolicy(ABC):
 
     @abstractmethod
     def decide(
-        self, table: Table, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
+        self, table: TableState, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
     ) -> dict[str, Decided]: ...
 
 
@@ -182,7 +181,7 @@ class NeverPolicy(InterruptPolicy):
     name = "never"
 
     def decide(
-        self, table: Table, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
+        self, table: TableState, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
     ) -> dict[str, Decided]:
         return {name: Decided(Decision(False), 0.0) for name in listeners}
 
@@ -196,7 +195,7 @@ class RandomPolicy(InterruptPolicy):
         self.allow_none = allow_none
 
     def decide(
-        self, table: Table, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
+        self, table: TableState, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
     ) -> dict[str, Decided]:
         unit = floor.disclosed - 1
         boundaries = max(0, len(floor.units) - 1)  # after the last unit there is nothing to cut
@@ -227,7 +226,7 @@ class PromptedPolicy(InterruptPolicy):
         return self.form.signals.needs()
 
     def decide(
-        self, table: Table, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
+        self, table: TableState, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
     ) -> dict[str, Decided]:
         replies = table.ask(self.form, listeners, view, nonce=floor.disclosed)
         return {name: Decided(r.value, self._p(r), r) for name, r in replies.items()}
@@ -254,7 +253,7 @@ class ThresholdPolicy(PromptedPolicy):
         return frozenset({Capability.CHOICE_PROBS})
 
     def decide(
-        self, table: Table, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
+        self, table: TableState, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
     ) -> dict[str, Decided]:
         decided = super().decide(table, listeners, floor, view)
         for name, item in decided.items():
@@ -277,7 +276,7 @@ class ForcedPolicy(InterruptPolicy):
         return self.otherwise.requirements()
 
     def decide(
-        self, table: Table, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
+        self, table: TableState, listeners: Sequence[str], floor: Floor, view: Callable[[str], Any]
     ) -> dict[str, Decided]:
         unit = floor.disclosed - 1
         free = [name for name in listeners if (name, floor.utterance_id, unit) not in self.at]

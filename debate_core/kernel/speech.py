@@ -5,7 +5,9 @@ What it does: ``FloorMoves`` is the part of ``Table`` that handles speech
 ``give_floor``; ``say`` (an utterance cut into units by a chunker, holding the
 floor; one over ``MAX_UTTERANCE_CHARS`` is cut there first, and the cut
 recorded on the event); ``disclose`` (the next unit made public, public tokens counted, the
-history line appended, ``UtteranceCompleted`` after the last);
+history line appended, ``UtteranceCompleted`` after the last); ``disclose_rest``
+(every queued unit, in one turn or one per turn, with the listeners' moves
+between units where a protocol has them);
 ``silent_turn``; ``cut`` (discard the queue, or suspend it); ``resume``
 (continue the queue, or regenerate the rest from a new reply); ``revise``
 (replace the undisclosed rest).
@@ -16,9 +18,11 @@ table's state (``Table`` does).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator
 from typing import Any, Literal
 
 from debate_core.backends.router import BackendRouter
+from debate_core.events.codec import Event
 from debate_core.events.records import Candidate
 from debate_core.events.types import (
     Interrupted,
@@ -55,6 +59,9 @@ class FloorMoves:
         raise NotImplementedError
 
     def count(self, statistic: str, by: int = 1) -> None:  # provided by Table
+        raise NotImplementedError
+
+    def tick(self) -> int:  # provided by Table
         raise NotImplementedError
 
     def give_floor(
@@ -150,6 +157,31 @@ class FloorMoves:
         if floor.done:
             events.append(self._complete(floor))
         return events
+
+    def disclose_rest(
+        self,
+        floor: Floor | None = None,
+        *,
+        one_per_turn: bool = False,
+        listen: Callable[[Floor], Generator[Event, None, bool]] | None = None,
+    ) -> Generator[Event, None, bool]:
+        """Disclose ``floor``'s queued units until the floor is free; whether ``listen`` stopped it.
+
+        ``one_per_turn``: a new turn (``tick``) before every unit but the first. ``listen``: after each
+        unit that leaves units queued, what the listeners do (its events are yielded) and whether the
+        speaker was cut off (True stops disclosing). A floor that a listener suspends and resumes is
+        disclosed on to its end; without a floor, or with an empty or suspended one, nothing happens.
+        """
+        floor = floor or self.floor
+        first = True
+        while floor is not None and floor.held:
+            if one_per_turn and not first:
+                self.tick()
+            first = False
+            yield from self.disclose(floor)
+            if listen is not None and floor.held and (yield from listen(floor)):
+                return True
+        return False
 
     def _complete(self, floor: Floor) -> UtteranceCompleted:
         self.count("completions")

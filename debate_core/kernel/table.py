@@ -11,7 +11,9 @@ the state and returns the event(s) to yield:
   documents (each result says so);
 * ``say(speaker, reply, chunker=...)``: an utterance cut into units, holding
   the floor; ``disclose()``: its next unit made public (public tokens
-  counted, the history line appended); ``silent_turn()``;
+  counted, the history line appended); ``disclose_rest()``: every queued
+  unit, one per turn if asked, with the listeners' moves between units;
+  ``silent_turn()``;
 * ``give_floor``, ``cut(by, keep="discard" | "suspend")``,
   ``resume(floor[, reply])`` (continue the queue, or regenerate the rest),
   ``revise(floor, reply)`` (replace the undisclosed rest);
@@ -31,6 +33,9 @@ the state and returns the event(s) to yield:
 ``stop()`` (from any thread) cancels generations in flight, unblocks people's
 seats, and makes the next ``ask`` raise ``DebateStopped``: no model work
 starts after a stop. The debate then ends with reason ``stopped``.
+
+A ``Table`` is the ``state.TableState`` that end conditions and policies
+read (they import that interface, not this module).
 
 What it does not do: decide anything. Who is asked, what an interruption
 leads to, when the debate ends and with which answer: protocols decide, and

@@ -102,13 +102,9 @@ class Circle:
         for name in self.debaters:
             reply = replies[name]
             stance = reply.value
-            text = FormResult(
-                stance_text(stance), reply.source, reply.valid, reply.error, reply.note, reply.raw, reply.generation
-            )
+            text = reply.map(stance_text)
             yield table.say(name, text, chunker=LINES, kind=kind, role="debater", structured=stance.structured())
-            floor = table.holder
-            while floor is not None and floor.held:
-                yield from table.disclose(floor)
+            yield from table.disclose_rest(table.holder)
             self.stances[name] = stance
         self.comments = {
             name: tuple((other, self.stances[other].comments) for other in self.debaters if other != name)
@@ -229,8 +225,7 @@ def _random_acts(circle: Circle) -> FormResult[Composition]:
 def _stance_of(result: FormResult[Composition]) -> FormResult[Stance]:
     stance = result.value.stance
     assert stance is not None
-    r = result
-    return FormResult(stance, r.source, r.valid, r.error, r.note, r.raw, r.generation, r.completion)
+    return result.with_value(stance)
 
 
 def _finish(circle: Circle, reason: EndReason) -> Iterator[Event]:

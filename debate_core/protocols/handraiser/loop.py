@@ -33,7 +33,6 @@ count costs (``cost`` folds them from the events).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
@@ -42,6 +41,7 @@ from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
 from debate_core.kernel.chunkers import TokenChunker, WholeMessage
 from debate_core.kernel.endings import FinalDecision, verdict
+from debate_core.kernel.floor import Floor
 from debate_core.kernel.forms import Form, FormResult
 from debate_core.kernel.policies import (
     InterruptPolicy,
@@ -136,22 +136,22 @@ class Room:
         floor = table.holder
         if floor is None:
             return False
-        first = True
-        while floor.held:
-            if not first:
-                table.tick()
-            first = False
-            yield from table.disclose(floor)
-            if not floor.held or isinstance(self.policy, NeverPolicy):  # nobody listens for a cue to cut in
-                continue
+
+        def listen(floor: Floor) -> Generator[Event, None, bool]:
+            """The moderator's decision after a chunk; a yes cuts the speaker off."""
             partial = said_prefix(said.text, floor.units, floor.disclosed)
             shown = self.view(self.moderator, speaker=self.title(agent), partial=partial)
             decided = table.decide([self.moderator], floor, self.policy, _fixed(shown))
             yield decided[self.moderator]
-            if decided[self.moderator].interrupt:
-                yield table.cut(self.moderator, keep="discard", floor=floor)
-                self.transcript.append(record_line(self.title(agent), partial, cut=True))
-                return True
+            if not decided[self.moderator].interrupt:
+                return False
+            yield table.cut(self.moderator, keep="discard", floor=floor)
+            self.transcript.append(record_line(self.title(agent), partial, cut=True))
+            return True
+
+        nobody_listens = isinstance(self.policy, NeverPolicy)  # nobody listens for a cue to cut in
+        if (yield from table.disclose_rest(floor, one_per_turn=True, listen=None if nobody_listens else listen)):
+            return True
         self.transcript.append(record_line(self.title(agent), said.text))
         return False
 
@@ -168,13 +168,9 @@ class Room:
             words = "I will wait for another round."
         else:
             words = "I cannot pick a side."
-        said = dataclasses.replace(reply, value=words)
         kind = "vote" if answer is not None else "wait"
-        yield table.say(moderator, said, chunker=WholeMessage(), kind=kind, role="moderator")
-        floor = table.holder
-        if floor is not None:
-            while floor.held:
-                yield from table.disclose(floor)
+        yield table.say(moderator, reply.with_value(words), chunker=WholeMessage(), kind=kind, role="moderator")
+        yield from table.disclose_rest(table.holder)
         self.transcript.append(record_line("Moderator", words))
         if answer is not None:
             yield table.update_answers({moderator: answer}, cause="vote")

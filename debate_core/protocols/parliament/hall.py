@@ -84,8 +84,7 @@ class Hall:
 
     @staticmethod
     def as_text(reply: FormResult[Speech]) -> FormResult[str]:
-        r = reply
-        return FormResult(r.value.text, r.source, r.valid, r.error, r.note, r.raw, r.generation, r.completion)
+        return reply.map(lambda speech: speech.text)
 
     def resolve(self, answer: str | None) -> str | None:
         return self.table.answers.get(self.prover) if answer == SAME else answer
@@ -109,12 +108,7 @@ class Hall:
             structured=self.structured(speech) or None,
         )
         floor = table.holder
-        first = True
-        while floor is not None and floor.held:
-            if not first:
-                table.tick()
-            first = False
-            yield from table.disclose(floor)
+        yield from table.disclose_rest(floor, one_per_turn=True)
         if speech.text and floor is not None:
             self.transcript.append(f"{self.title(agent)}: {speech.text}")
         if speech.answer is not None:

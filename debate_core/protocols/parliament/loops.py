@@ -98,28 +98,26 @@ def _streamed(
     policy = PromptedPolicy(check)
     never = NeverPolicy()
     points = 0
-    first = True
-    while floor.held:
-        if not first:
-            table.tick()
-        first = False
-        yield from table.disclose(floor)
-        if not floor.held:  # after the last chunk there is nothing left to interrupt
-            break
+
+    def listen(floor: Floor) -> Generator[Event, None, bool]:
+        """The critic's check after a chunk (not after the last: nothing is left to interrupt)."""
+        nonlocal points, answer
         capped = params.poi_cap is not None and points >= params.poi_cap
         so_far = hall.said(floor.units, floor.disclosed)
         chunk = floor.units[floor.disclosed - 1]
         shown = {"speech": so_far} if params.critic_sees == "prefix" else {"chunk": chunk}
         decided = table.decide([critic], floor, never if capped else policy, _fixed(hall.view(critic, **shown)))
         yield decided[critic]
-        if not decided[critic].interrupt:
-            continue
-        points += 1
-        point = decided[critic].text or ""
-        if kind == "question":
-            answer = yield from _question(hall, floor, point, chunker, answer)
-        else:
-            answer = yield from _point(hall, floor, point, chunker, answer)
+        if decided[critic].interrupt:
+            points += 1
+            point = decided[critic].text or ""
+            if kind == "question":
+                answer = yield from _question(hall, floor, point, chunker, answer)
+            else:
+                answer = yield from _point(hall, floor, point, chunker, answer)
+        return False  # the speech goes on (a point suspends and resumes it)
+
+    yield from table.disclose_rest(floor, one_per_turn=True, listen=listen)
     return answer
 
 

@@ -98,13 +98,10 @@ class Council:
                 continue
             result = results[name]
             reply = result.value
-            text = FormResult(
-                reply.text, result.source, result.valid, result.error, result.note, result.raw, result.generation
+            yield table.say(
+                name, result.with_value(reply.text), chunker=WHOLE, kind=kind, structured={"answer": reply.answer}
             )
-            yield table.say(name, text, chunker=WHOLE, kind=kind, structured={"answer": reply.answer})
-            floor = table.holder
-            while floor is not None and floor.held:
-                yield from table.disclose(floor)
+            yield from table.disclose_rest(table.holder)
             self.replies[name] = reply
             if self.variant in GATED:
                 measured = self.measure(name, result)
