@@ -97,16 +97,32 @@ def test_audience_mode_lets_the_transcript_grow_and_the_question_with_it(page):
 
 
 def test_the_transcript_follows_new_sentences_unless_the_reader_scrolled_up(page):
-    start_demo(page, pace=0.3)
+    # Paced, then paused once the transcript overflows, then advanced with Step: new sentences arrive when the
+    # test asks for them, so a busy machine cannot run the demo out from under it.
+    start_demo(page, pace=1.0)
     box = page.locator("#transcript")
     wait_for(lambda: box.evaluate("t => t.scrollHeight > t.clientHeight + 100"), "a transcript that overflows")
+    page.click("#pause")
+    wait_for(lambda: status(page).startswith("paused"), "the pause")
     at_bottom = "t => t.scrollHeight - t.scrollTop - t.clientHeight < 40"
-    count = sentences(page)
-    wait_for(lambda: sentences(page) > count + 1, "more sentences")
-    assert box.evaluate(at_bottom)  # followed
+
+    def shown() -> tuple[int, int]:  # a step pauses after a sentence, a silent turn or an intervention: each a change
+        return sentences(page), page.locator("#transcript .line").count()
+
+    def two_more_sentences() -> None:
+        count = sentences(page)
+        for _ in range(12):  # a turn may be silent; twelve turns disclose far more than two sentences
+            if sentences(page) > count + 1:
+                return
+            before = shown()
+            page.click("#step")
+            wait_for(lambda before=before: shown() != before, "the step's turn")
+        assert sentences(page) > count + 1, "twelve turns disclosed fewer than two sentences"
+
+    two_more_sentences()
+    wait_for(lambda: box.evaluate(at_bottom), "the transcript following the new sentences")
     box.evaluate("t => { t.scrollTop = 0; }")
-    count = sentences(page)
-    wait_for(lambda: sentences(page) > count + 1, "more sentences")
+    two_more_sentences()
     assert box.evaluate("t => t.scrollTop") == 0  # the reader's position is kept
     assert box.get_attribute("aria-live") == "polite"
 
