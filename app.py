@@ -21,7 +21,7 @@ import gradio as gr
 
 from storage import Store
 from ui.analysis_panel import build_analysis
-from ui.live_panel import PAGE_JS, build_live
+from ui.live_panel import build_live, page_js
 from ui.replay_panel import build_replay
 from ui.session import DEFAULT_GRACE_S
 from ui.setup_panel import build_setup
@@ -56,7 +56,7 @@ def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> gr.Blocks:
 
 def launch_options() -> dict[str, Any]:
     """Theme, CSS and the page's script for ``launch`` (Gradio 6 takes them there, not in Blocks)."""
-    return {"theme": gr.themes.Soft(), "css_paths": [ASSETS / "style.css"], "js": PAGE_JS}
+    return {"theme": gr.themes.Soft(), "css_paths": [ASSETS / "style.css"], "js": page_js()}
 
 
 def address(host: str | None, port: int | None) -> tuple[str, int]:

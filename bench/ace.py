@@ -29,8 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository's
 from debate_core import DebateConfig
 from debate_core.backends.factory import BackendSpec, make_backend
 from debate_core.debate import Debate
-from debate_core.events import ActionComposed, AnalysisMade, DebateEnded, PhaseStarted, UtteranceGenerated
+from debate_core.events import DebateEnded, PhaseStarted, UtteranceGenerated
 from debate_core.events.records import GenerationInfo
+from debate_core.protocols.ace.events import ActionComposed, AnalysisMade
 from experiments.compare import agents_for, mmlu_items
 
 VARIANTS = ("ace", "no_analyze", "no_compose", "no_execute", "parallel")

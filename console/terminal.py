@@ -16,16 +16,19 @@ What it does not do: run the debate or read input (see ``cli``).
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from debate_core.events import (
-    ActionComposed,
-    AnalysisMade,
     AnswersUpdated,
-    ContextCompressed,
     DebateEnded,
     DebateStarted,
     Event,
@@ -43,11 +46,77 @@ from debate_core.events import (
     UtteranceResumed,
     UtteranceRevised,
 )
+from debate_core.events import registry as event_registry
 from debate_core.events.fold import EventFold
 from debate_core.protocols.registry import uses_budget
 
 PALETTE = ("cyan", "magenta", "green", "yellow", "blue", "red")
 PIPED_WIDTH = 160
+GENERIC_VALUE_CHARS = 120
+# What every event carries, or every reply: left out of the generic line (``valid``/``error`` are shown apart).
+_FRAME_FIELDS = frozenset(
+    {"type", "seq", "turn", "public_tokens", "at", "source", "valid", "error", "note", "raw", "generation"}
+)
+
+EventRenderer = Callable[["TerminalRenderer", Any], None]
+"""Prints one event of a plugin's type: ``(renderer, event)``; it writes through ``renderer.console``."""
+
+
+@dataclass(frozen=True)
+class TerminalRendering:
+    """A protocol's terminal rendering, contributed through the ``register_terminal_renderers`` hook.
+
+    ``events``: a renderer for each of the protocol's own event types (a
+    built-in type is rendered here, whatever a plugin says). ``protocol`` and
+    ``title``: the name the set-up panel shows for a debate of that protocol
+    (by default its ``protocol/variant`` label).
+    """
+
+    events: Mapping[str, EventRenderer] = field(default_factory=dict)
+    protocol: str | None = None
+    title: Callable[[DebateStarted], str] | None = None
+
+
+@dataclass(frozen=True)
+class _Renderings:
+    manager: object
+    events: dict[str, EventRenderer]
+    titles: dict[str, Callable[[DebateStarted], str]]
+
+
+_LOCK = threading.Lock()
+_RENDERINGS: _Renderings | None = None
+
+
+def renderings() -> _Renderings:
+    """The plugins' terminal renderings, collected once per plugin manager; a plugin's mistake is recorded."""
+    global _RENDERINGS
+    from debate_core.plugins.manager import collect, plugin_manager, record_problem
+
+    manager = plugin_manager()
+    with _LOCK:
+        if _RENDERINGS is not None and _RENDERINGS.manager is manager:
+            return _RENDERINGS
+    plugin_types = event_registry.plugin_types()
+    events: dict[str, EventRenderer] = {}
+    titles: dict[str, Callable[[DebateStarted], str]] = {}
+    for registration in collect("register_terminal_renderers"):
+        item, where = registration.item, f"plugin {registration.plugin} ({registration.source})"
+        if not isinstance(item, TerminalRendering):
+            record_problem(f"{where} registered {item!r} as a terminal rendering: not a TerminalRendering")
+            continue
+        for kind, render in item.events.items():
+            if kind not in plugin_types or kind in events or not callable(render):
+                why = "taken" if kind in events else "not a plugin's event type" if callable(render) else "not callable"
+                record_problem(f"{where}: its terminal renderer for {kind!r} is left out ({why})")
+                continue
+            events[kind] = render
+        if item.title is not None and item.protocol:
+            titles.setdefault(item.protocol, item.title)
+    found = _Renderings(manager, events, titles)
+    with _LOCK:
+        _RENDERINGS = found
+    return found
 
 
 def make_console() -> Console:
@@ -57,9 +126,15 @@ def make_console() -> Console:
 
 
 class TerminalRenderer(EventFold):
-    """Prints events; ``show_plans`` and ``show_discarded`` add detail."""
+    """Prints events; ``show_plans`` and ``show_discarded`` add detail.
+
+    A protocol plugin's own events are printed by its renderer
+    (``TerminalRendering``), or, when it registered none, by a generic
+    readable line (``generic``): never a failure.
+    """
 
     IGNORED = frozenset({"utterance_completed"})
+    PLUGIN_EVENTS = "default"
 
     def __init__(
         self,
@@ -82,6 +157,33 @@ class TerminalRenderer(EventFold):
     def show(self, event: Event) -> None:
         self.dispatch(event)
 
+    def default_for_plugin_event(self, event: Event) -> None:
+        render = renderings().events.get(event.type)
+        if render is None:
+            self.generic(event)
+            return
+        render(self, event)
+
+    def generic(self, event: Event) -> None:
+        """One readable line for an event nobody renders: its type in words, then its own fields."""
+        data = event.model_dump(mode="json", exclude=set(_FRAME_FIELDS))
+        line = Text("    • ", style="dim")
+        line.append(event.type.replace("_", " "), style="bold")
+        parts = [(key, value) for key, value in data.items() if value not in (None, "", [], {})]
+        if parts:
+            line.append(": ")
+        for i, (key, value) in enumerate(parts):
+            if i:
+                line.append(", ", style="dim")
+            line.append(f"{key}=", style="dim")
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            if len(shown) > GENERIC_VALUE_CHARS:
+                shown = shown[: GENERIC_VALUE_CHARS - 1] + "…"
+            line.append(shown, style=self.colour(value) if isinstance(value, str) and value in self.colours else "")
+        if getattr(event, "valid", True) is False:
+            line.append(f" (invalid: {getattr(event, 'error', None) or 'no reason given'})", style="red")
+        self.console.print(line)
+
     # -- one method per event type -----------------------------------------
     def _debate_started(self, event: DebateStarted) -> None:
         config = event.config
@@ -91,7 +193,8 @@ class TerminalRenderer(EventFold):
         if config.question.answer:
             body.append(f"\n(correct answer: {config.question.answer})", style="dim")
         budget = f" · budget {config.token_budget} tokens" if self.budget else ""
-        name = event.protocol if config.protocol == "kimura" else config.label
+        named = renderings().titles.get(config.protocol)
+        name = named(event) if named is not None else config.label
         title = f"{name}{budget} · seed {config.seed} · model {event.model_id}"
         self.console.print(Panel(body, title=Text(title), title_align="left"))
         agents = Text("Agents: ")
@@ -117,15 +220,15 @@ class TerminalRenderer(EventFold):
             table.add_row(Text(item.agent, style=self.colour(item.agent)), answer, Text(item.reason))
         self.console.print(table)
 
-    def _prefix(self, event: Event) -> Text:
+    def prefix(self, event: Event) -> Text:
         budget = f"/{self.budget}" if self.budget else ""
         return Text(f"[t{event.turn:>3} {event.public_tokens:>4}{budget}] ", style="dim")
 
-    def _note(self, text: str, style: str = "dim") -> None:
+    def note(self, text: str, style: str = "dim") -> None:
         self.console.print(Text(f"    {text}", style=style))
 
     def _unit_disclosed(self, event: UnitDisclosed) -> None:
-        line = self._prefix(event)
+        line = self.prefix(event)
         line.append(event.speaker, style=f"bold {self.colour(event.speaker)}")
         if event.interrupting:
             line.append(f" (interrupting {event.interrupting})", style="bold red")
@@ -136,7 +239,7 @@ class TerminalRenderer(EventFold):
         self.console.print(line)
 
     def _silent_turn(self, event: SilentTurn) -> None:
-        line = self._prefix(event)
+        line = self.prefix(event)
         line.append("… silence", style="italic dim")
         if event.consecutive > 1:
             line.append(f" ({event.consecutive} in a row)", style="dim")
@@ -174,10 +277,10 @@ class TerminalRenderer(EventFold):
             self.console.print(line)
 
     def _utterance_resumed(self, event: UtteranceResumed) -> None:
-        self._note(f"↻ {event.speaker} resumes ({event.mode})")
+        self.note(f"↻ {event.speaker} resumes ({event.mode})")
 
     def _utterance_revised(self, event: UtteranceRevised) -> None:
-        self._note(f"✎ {event.speaker} revises the rest of its speech ({event.reason})")
+        self.note(f"✎ {event.speaker} revises the rest of its speech ({event.reason})")
         if self.show_discarded:
             for unit in event.discarded:
                 self.console.print(Text(f"      ✗ {unit}", style="dim strike"))
@@ -219,33 +322,7 @@ class TerminalRenderer(EventFold):
     def _signals_measured(self, event: SignalsMeasured) -> None:
         threshold = f" vs {event.threshold:.2f}" if event.threshold is not None else ""
         outcome = "passed" if event.passed else "not passed"
-        self._note(f"{event.agent}: {event.score:.2f}{threshold} ({event.rule}) → {outcome}")
-
-    def _context_compressed(self, event: ContextCompressed) -> None:
-        self._note(f"{event.agent} sees {100 * event.ratio:.0f}% of the others' text (round {event.round})")
-
-    def _analysis_made(self, event: AnalysisMade) -> None:
-        line = Text(f"    🔎 {event.analyst} (round {event.round}): ", style="bold")
-        if "pick" in event.findings:
-            picked = event.findings["pick"]
-            line.append(f"picks {picked}" if picked is not None else "no usable pick", style="bold")
-        else:
-            line.append("stop" if event.stop else "go on", style="bold")
-        for pair in event.findings.get("pairs", ()):
-            if isinstance(pair, dict):
-                line.append(f" · {_pair_summary(pair)}", style="dim")
-        if event.reason:
-            line.append(f" - {event.reason}")
-        if not event.valid and event.error:
-            line.append(f" [{event.error}]", style="red")
-        self.console.print(line)
-
-    def _action_composed(self, event: ActionComposed) -> None:
-        line = Text("      ")
-        line.append(event.agent, style=self.colour(event.agent))
-        line.append(f" {' + '.join(event.acts)}: ", style="bold")
-        line.append(event.action_text, style="dim")
-        self.console.print(line)
+        self.note(f"{event.agent}: {event.score:.2f}{threshold} ({event.rule}) → {outcome}")
 
     def _plans_made(self, event: PlansMade) -> None:
         if not self.show_plans:
@@ -294,25 +371,3 @@ class TerminalRenderer(EventFold):
             style="dim",
         )
         self.console.print(Panel(body, title="Result", title_align="left"))
-
-
-def _pair_summary(pair: dict[str, object]) -> str:
-    """One pair's findings in a few words: agreement, similarity, matching and differing items."""
-    agree = "agree" if pair.get("answers_agree") else "disagree"
-    similar = "similar" if pair.get("explanations_similar") else "different"
-
-    def pairs(key: str, sign: str) -> str:
-        found = pair.get(key)
-        return (
-            ", ".join(f"{p[0]}{sign}{p[1]}" for p in found if isinstance(p, list) and len(p) == 2)
-            if isinstance(found, list)
-            else ""
-        )
-
-    parts = [f"{pair.get('first')} and {pair.get('second')} {agree}, explanations {similar}"]
-    matched, differing = pairs("similar", "↔"), pairs("dissimilar", "≠")
-    if matched:
-        parts.append(f"match {matched}")
-    if differing:
-        parts.append(f"differ {differing}")
-    return "; ".join(parts)

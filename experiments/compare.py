@@ -55,6 +55,7 @@ from storage.experiments import RunRecord
 KIND = "compare"
 DEFAULT_SYSTEMS = ("parliament/cot", "parliament/british", "parliament/congress", "parliament/socratic")
 KIMURA_AGENTS = ("Alex", "Chris", "Jenny")
+SHARED_COUNTS = ("mmlu", "strategyqa", "bbh", "gsm8k", "gpqa", "hotpotqa")  # the shared data sets' fields
 
 
 class CompareSpec(BaseModel):
@@ -81,6 +82,7 @@ class CompareSpec(BaseModel):
     utterance_max_new_tokens: int | None = Field(default=None, ge=1)
     prompt_layout: PromptLayout = PromptLayout.PAPER
     params: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    datasets: dict[str, int] = Field(default_factory=dict)  # a plugin's data sets: questions of each
 
     @field_validator("experiment_id")
     @classmethod
@@ -117,6 +119,10 @@ class CompareSpec(BaseModel):
         if self.bbh and not self.bbh_tasks:
             raise ValueError("bbh questions asked for but no BBH task named (bbh_tasks)")
         return self
+
+    def count(self, dataset: str) -> int:
+        """Questions of a data set: a shared one's field (``mmlu``, ...), else a plugin's in ``datasets``."""
+        return int(getattr(self, dataset)) if dataset in SHARED_COUNTS else self.datasets.get(dataset, 0)
 
     def differences(self, other: CompareSpec) -> list[str]:
         mine, theirs = self.model_dump(mode="json"), other.model_dump(mode="json")
@@ -314,7 +320,7 @@ class CompareRunner:
     ) -> None:
         self.spec, self.store, self.backend, self.items = spec, store, backend, list(items)
         self.per_debate = per_debate  # a backend of its own for each debate (the scripted demo's scripts)
-        self.positions = dict(positions or {})  # HandRaiser's sides per question (experiments.positions)
+        self.positions = dict(positions or {})  # sides per question (a positions pool)
         self.seat_backend = seat_backend  # the backend of a model a variant seats (a fine-tuned listener)
         self.concurrency = max(1, concurrency)
         self.progress = progress or SilentProgress()

@@ -37,21 +37,10 @@ from debate_core.backends import factory
 from debate_core.backends.base import Backend
 from debate_core.backends.scripted import ScriptedBackend
 from debate_core.config import DebateConfig, PromptLayout
+from debate_core.protocols.handraiser.study.positions import position_pool
 from debate_core.protocols.registry import protocol_class
-from experiments import bbh
-from experiments.compare import (
-    DEFAULT_BBH_TASKS,
-    DEFAULT_SYSTEMS,
-    CompareRunner,
-    CompareSpec,
-    bbh_items,
-    gpqa_items,
-    gsm8k_items,
-    hotpotqa_items,
-    mmlu_items,
-    strategyqa_items,
-)
-from experiments.positions import position_pool
+from experiments import bbh, extensions
+from experiments.compare import DEFAULT_BBH_TASKS, DEFAULT_SYSTEMS, SHARED_COUNTS, CompareRunner, CompareSpec, Item
 from experiments.runner import ExperimentError, Progress
 from experiments.workers import add_lease_options, lease_from
 from storage import Store
@@ -63,6 +52,17 @@ def add_parser(commands: Any) -> None:
     run.add_argument("--db", metavar="PATH_OR_URL", help="the store (default: the app's database)")
     run.add_argument(
         "--systems", default=",".join(DEFAULT_SYSTEMS), help="protocol/variant, comma-separated (default: Parliament's)"
+    )
+    run.add_argument(
+        "--data",
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help="N questions of the data set NAME (repeatable; a plugin's too): "
+        f"{', '.join(d.name for d in extensions.datasets())}; --mmlu N and the like are the same",
+    )
+    run.add_argument(
+        "--data-file", action="append", default=[], metavar="NAME=PATH", help="a data set's local file or folder"
     )
     run.add_argument("--mmlu", type=int, default=5, help="MMLU questions (default 5)")
     run.add_argument("--strategyqa", type=int, default=5, help="StrategyQA questions (default 5)")
@@ -205,18 +205,47 @@ def _bbh_tasks(text: str) -> tuple[str, ...]:
     return tuple(bbh.TASKS) if text.strip() == "all" else _names(text)
 
 
+def _pairs(option: str, pairs: list[str], known: list[str]) -> dict[str, str]:
+    """``NAME=VALUE`` pairs of a data set option, each name one of ``known``."""
+    found: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = (part.strip() for part in pair.partition("="))
+        if not sep or not name or not value:
+            raise ValueError(f"{option} {pair!r}: write NAME=VALUE, e.g. {option} mmlu=5")
+        if name not in known:
+            raise ValueError(f"{option} {pair!r}: no data set {name!r} (known: {', '.join(known)})")
+        found[name] = value
+    return found
+
+
+def data_counts(args: argparse.Namespace) -> dict[str, int]:
+    """Questions wanted per data set: the old options (``--mmlu N``, ...), then ``--data NAME=N`` over them."""
+    counts = {name: getattr(args, name) for name in SHARED_COUNTS}
+    known = [d.name for d in extensions.datasets()]
+    for name, raw in _pairs("--data", args.data, known).items():
+        try:
+            counts[name] = int(raw)
+        except ValueError:
+            raise ValueError(f"--data {name}={raw}: N is a whole number") from None
+    return counts
+
+
+def data_files(args: argparse.Namespace) -> dict[str, str | None]:
+    """Each data set's local file: the old options (``--mmlu-data FILE``, ...), then ``--data-file NAME=PATH``."""
+    files: dict[str, str | None] = {name: getattr(args, f"{name}_data", None) for name in SHARED_COUNTS}
+    files.update(_pairs("--data-file", args.data_file, [d.name for d in extensions.datasets()]))
+    return files
+
+
 def spec_from(args: argparse.Namespace) -> CompareSpec:
+    counts = data_counts(args)
     return CompareSpec(
         experiment_id=args.experiment,
         model=model_label(args),
         systems=_names(args.systems),
-        mmlu=args.mmlu,
-        strategyqa=args.strategyqa,
-        bbh=args.bbh,
+        **{name: counts.pop(name) for name in SHARED_COUNTS},
+        datasets={name: n for name, n in counts.items() if n},
         bbh_tasks=_bbh_tasks(args.bbh_tasks),
-        gsm8k=args.gsm8k,
-        gpqa=args.gpqa,
-        hotpotqa=args.hotpotqa,
         hotpotqa_context=args.hotpotqa_context,
         seed=args.seed,
         temperature=args.temperature,
@@ -249,20 +278,24 @@ def seat_backends(args: argparse.Namespace) -> Callable[[str, DebateConfig], Bac
     return seat
 
 
+def study_items(spec: CompareSpec, files: dict[str, str | None]) -> list[Item]:
+    """The study's questions: every registered data set's, in registry order (the shared ones first)."""
+    items: list[Item] = []
+    for dataset in extensions.datasets():
+        n = spec.count(dataset.name)
+        if n:
+            items += dataset.items(extensions.DataRequest(n, spec.seed, files.get(dataset.name), spec))
+    return items
+
+
 def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress | None) -> int:
     spec = spec_from(args)
-    items = (
-        mmlu_items(spec.mmlu, spec.seed, args.mmlu_data)
-        + strategyqa_items(spec.strategyqa, spec.seed, args.strategyqa_data)
-        + bbh_items(spec.bbh_tasks, spec.bbh, spec.seed, args.bbh_data)
-        + gsm8k_items(spec.gsm8k, spec.seed, args.gsm8k_data)
-        + gpqa_items(spec.gpqa, spec.seed, args.gpqa_data)
-        + hotpotqa_items(spec.hotpotqa, spec.seed, args.hotpotqa_data, spec.hotpotqa_context)
-    )
+    files = data_files(args)
+    items = study_items(spec, files)
     if not items:
         raise ExperimentError(
             "no questions: ask for --mmlu N, --strategyqa N, --bbh N (per BBH task), --hotpotqa N, "
-            "--gsm8k N and/or --gpqa N"
+            "--gsm8k N and/or --gpqa N (or --data NAME=N)"
         )
     backend, per_debate = study_backend(args, spec.config(items[0], spec.systems[0]))
     store = Store(args.db)

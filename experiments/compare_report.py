@@ -7,21 +7,25 @@ computed (prompt, of which cached, and generated), the wall time, what the
 debate did (points of information or questions, listener decisions, model
 mistakes recorded on the events), and its final and correct answers.
 ``summarise`` gives per system (overall and per dataset) accuracy with n and
-a 95% Wilson interval, mean costs, and drift against the CoT control on the
-same questions: how often a debate lost a question CoT had right, and won
-one CoT had wrong. ``free_form`` scores the free-form questions (HotpotQA,
+a 95% Wilson interval, mean costs, and drift against the control on the
+same questions (the chain-of-thought baseline a plugin declares with
+``ReportSection.control``): how often a debate lost a question CoT had right,
+and won one CoT had wrong. ``free_form`` scores the free-form questions (HotpotQA,
 GSM8K, BBH's free-form tasks) two more ways beside the engine's exact
 scoring: normalized exact match and containment (``scoring``); a
 multiple-choice question is scored by its label only. The report also
 compares every pair of systems on their shared questions (``paired``:
 discordant counts, McNemar's exact test, a paired bootstrap interval).
-``write_report`` writes ``report.md`` and ``debates.csv``.
+``full_markdown`` adds every plugin's own section and figures
+(``register_report_sections``, in plugin order); ``write_report`` writes
+``report.md``, the figures and ``debates.csv``.
 
 Tokens are what our backend computed, counted once. The paper's code also
 made a second, non-streamed call per streamed speech to read its usage, which
 doubled the British opening's tokens; expect ours to be lower for that reason.
 
-What it does not do: run debates (``compare``) or draw figures.
+What it does not do: run debates (``compare``), draw figures itself, or know
+any protocol (the plugins' sections do).
 """
 
 from __future__ import annotations
@@ -31,17 +35,11 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from debate_core.events import (
-    ActionComposed,
-    AnalysisMade,
-    DebateEnded,
-    DebateStarted,
-    Event,
-    ListenerDecision,
-    UtteranceGenerated,
-)
-from experiments import ace_report, handraiser_report, paired, scoring, sid_report
+from debate_core.events import DebateEnded, DebateStarted, Event, ListenerDecision, UtteranceGenerated
+from debate_core.protocols.ace.events import ActionComposed, AnalysisMade
+from experiments import extensions, paired, scoring
 from experiments.compare import KIND, CompareSpec
 from experiments.images import export_png
 
@@ -61,7 +59,12 @@ from experiments.metrics import Accuracy
 from experiments.runner import ExperimentError
 from storage import Store
 
-CONTROL = "parliament/cot"
+
+def control_system(spec: CompareSpec) -> str | None:
+    """The control the report compares every other system against: the first a plugin declares
+    (``ReportSection.control``) that the study ran; ``None`` without one."""
+    declared = [s.control for s in extensions.report_sections() if s.control]
+    return next((system for system in declared if system in spec.systems), None)
 
 
 @dataclass(frozen=True)
@@ -266,13 +269,14 @@ class Drift:
 
 
 def drift(spec: CompareSpec, found: Sequence[Outcome]) -> list[Drift]:
-    """Against the CoT control on the same questions (empty without it)."""
-    control = {o.question_key: o.correct for o in found if o.system == CONTROL}
+    """Against the control system (``control_system``) on the same questions (empty without it)."""
+    name = control_system(spec)
+    control = {o.question_key: o.correct for o in found if o.system == name}
     if not control:
         return []
     result = []
     for system in spec.systems:
-        if system == CONTROL:
+        if system == name:
             continue
         pairs = [
             (control[o.question_key], o.correct) for o in found if o.system == system and o.question_key in control
@@ -294,6 +298,7 @@ def _questions(spec: CompareSpec) -> str:
     if spec.hotpotqa:
         where = "in the question" if spec.hotpotqa_context == "question" else "as the question's context"
         parts.append(f"{spec.hotpotqa} HotpotQA (distractor, its paragraphs {where})")
+    parts += [f"{n} {name}" for name, n in spec.datasets.items() if n]
     return ", ".join(parts) + " questions"
 
 
@@ -328,7 +333,7 @@ def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) 
     if drifts:
         lines += [
             "",
-            f"## Against the CoT control (`{CONTROL}`) on the same questions",
+            f"## Against the CoT control (`{control_system(spec)}`) on the same questions",
             "",
             "| system | paired questions | lost (CoT right, debate wrong) | won (CoT wrong, debate right) |",
             "|---|---|---|---|",
@@ -356,17 +361,19 @@ def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) 
 
 def full_markdown(
     store: Store, experiment_id: str, spec: CompareSpec, model_id: str, found: Sequence[Outcome]
-) -> tuple[str, list[handraiser_report.PolicyRow]]:
-    """The report's text with every protocol's own section (HandRaiser's policies, ACE's tables), and
-    HandRaiser's rows (for its figures)."""
+) -> tuple[str, list[tuple[str, Any]]]:
+    """The report's text with every plugin's own section (``register_report_sections``), in plugin order, and
+    their figures as (file stem, plotly figure)."""
     text = report_markdown(spec, model_id, found)
     runs = store.experiments.runs(experiment_id)
-    rows = handraiser_report.policy_rows(store, runs, spec.systems)
-    if rows:
-        text += "\n".join(handraiser_report.section(rows))
-    text += "\n".join(ace_report.section(ace_report.ace_debates(store, runs, spec.systems), spec.systems))
-    text += "\n".join(sid_report.section(sid_report.sid_debates(store, runs, spec.systems), spec.systems))
-    return text, rows
+    drawn: list[tuple[str, Any]] = []
+    for section in extensions.report_sections():
+        if section.build is None:
+            continue
+        built = section.build(store, runs, spec.systems)
+        text += "\n".join(built.lines)
+        drawn += built.figures
+    return text, drawn
 
 
 def write_report(store: Store, experiment_id: str, out: Path) -> Path:
@@ -374,11 +381,7 @@ def write_report(store: Store, experiment_id: str, out: Path) -> Path:
     record = store.experiments.get(experiment_id)
     assert record is not None
     out.mkdir(parents=True, exist_ok=True)
-    text, rows = full_markdown(store, experiment_id, spec, record.model_id, found)
-    drawn = list(handraiser_report.figures(rows)) if rows else []
-    gate = sid_report.figure(sid_report.sid_debates(store, store.experiments.runs(experiment_id), spec.systems))
-    if gate is not None:
-        drawn.append(("sid_gate_statistic", gate))
+    text, drawn = full_markdown(store, experiment_id, spec, record.model_id, found)
     if drawn:
         for stem, figure in drawn:
             figure.write_html(out / f"{stem}.html", include_plotlyjs="cdn")

@@ -150,11 +150,13 @@ class EffectsFold(EventFold):
             "listener_decision",
             "intervention",
             "signals_measured",
-            "context_compressed",
-            "analysis_made",
-            "action_composed",
         }
     )
+    # A protocol plugin's own event types say nothing about Section VI-B's effects.
+    PLUGIN_EVENTS = "default"
+
+    def default_for_plugin_event(self, event: Event) -> None:
+        return None
 
     def __init__(self) -> None:
         self.plans_at: dict[int, dict[str, str | None]] = {}

@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("list", help="list debates, newest first")
     listing.add_argument("--status", choices=STATUSES)
-    listing.add_argument("--protocol", help="a protocol name (kimura, ...)")
+    listing.add_argument("--protocol", help="a protocol name (python -m debate_core protocols lists them)")
     listing.add_argument("--variant", help="a protocol variant")
     listing.add_argument("--condition", choices=["fixed", "dynamic", "interruptible"], help="kimura's variant")
     listing.add_argument("--text", type=words, help="words in the question")

@@ -8,7 +8,8 @@ read, not on what the file claims to be); the JSON must be valid (no
 characters, and be an object of this application's format at a schema
 version this release reads (1 or 2). Every string passes the one sanitising
 rule (``debate_core.text.clean``). Events are validated strictly (``"3"`` is
-no integer, ``true`` no version) against the event models, which bound every
+no integer, ``true`` no version) against the registered event models (the built-ins and every plugin's:
+``debate_core.events.registry``), which bound every
 value (counts and token numbers non-negative, urgency 0-9, probabilities in
 [0, 1], times that a date can hold, debate ids of a safe alphabet), and then
 for meaning: exactly one ``debate_started``, first; at most one
@@ -33,7 +34,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from debate_core.errors import ImpossibleEvent
 from debate_core.events import (
@@ -42,10 +43,12 @@ from debate_core.events import (
     DebateEnded,
     DebateStarted,
     Event,
+    UnitDisclosed,
     UtteranceGenerated,
     UtteranceRevised,
     upgrade,
 )
+from debate_core.events import registry as event_registry
 from debate_core.protocols.consistency import stream_checker
 from debate_core.text import clean
 
@@ -55,11 +58,17 @@ MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_STRING_CHARS = 100_000
 MAX_DEPTH = 32
 
-_EVENTS: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
 _SPEAKING = ("speaker", "interrupter", "interrupted", "listener", "author", "target", "agent", "analyst")
-# Per event type: the fields naming an agent, and whether it refers to an utterance.
-_NAMES = {kind: tuple(f for f in _SPEAKING if f in cls.model_fields) for kind, cls in EVENT_TYPES.items()}
-_REFERS = {kind: "utterance_id" in cls.model_fields for kind, cls in EVENT_TYPES.items()}
+
+
+def _names(kind: str) -> tuple[str, ...]:
+    """The fields of an event type that name an agent (any registered type: built-in or a plugin's)."""
+    return tuple(f for f in _SPEAKING if f in EVENT_TYPES[kind].model_fields)
+
+
+def _refers(kind: str) -> bool:
+    """Whether an event type refers to an utterance."""
+    return "utterance_id" in EVENT_TYPES[kind].model_fields
 
 
 class TranscriptError(ValueError):
@@ -116,12 +125,15 @@ def _validated(raw_events: list[Any]) -> list[Event]:
         if not isinstance(raw, dict):
             raise TranscriptError(f"events[{index}] is not a valid event: an event is a JSON object")
     try:
-        return _EVENTS.validate_json(json.dumps([upgrade(raw) for raw in raw_events]), strict=True)
+        events: list[Event] = event_registry.list_adapter().validate_json(
+            json.dumps([upgrade(raw) for raw in raw_events]), strict=True
+        )
     except ValidationError as error:
         first = error.errors()[0]
         position, *place = (str(part) for part in first["loc"])
         where = ".".join(place) or "its type"
         raise TranscriptError(f"events[{position}] is not a valid event: {where} {_plain(first)}") from None
+    return events
 
 
 def _plain(error: Any) -> str:
@@ -160,11 +172,11 @@ def check_meaning(events: list[Event], debate_id: Any) -> None:
         if event.turn < previous.turn or event.public_tokens < previous.public_tokens:
             raise TranscriptError(f"events[{index}] goes back in turns or public tokens")
         kind = event.type
-        for field in _NAMES[kind]:
+        for field in _names(kind):
             who = getattr(event, field)
             if who is not None and who not in agents:
                 raise TranscriptError(f"events[{index}] names {who!r}, who is not one of the debate's agents")
-        utterance = getattr(event, "utterance_id") if _REFERS[kind] else None  # noqa: B009
+        utterance = getattr(event, "utterance_id") if _refers(kind) else None  # noqa: B009
         if isinstance(event, UtteranceGenerated):
             generated[event.utterance_id] = len(event.units)
         elif isinstance(event, UtteranceRevised):
@@ -173,8 +185,8 @@ def check_meaning(events: list[Event], debate_id: Any) -> None:
             generated[event.utterance_id] = max(generated[event.utterance_id], len(event.units))
         elif utterance is not None and kind != "intervention" and utterance not in generated:
             raise TranscriptError(f"events[{index}] refers to utterance {utterance}, which was never generated")
-        if kind == "unit_disclosed" and event.index >= event.total:  # type: ignore[union-attr]
-            raise TranscriptError(f"events[{index}] discloses unit {event.index} of {event.total}")  # type: ignore[union-attr]
+        if isinstance(event, UnitDisclosed) and event.index >= event.total:
+            raise TranscriptError(f"events[{index}] discloses unit {event.index} of {event.total}")
         try:
             checker.feed(event)
         except ImpossibleEvent as error:

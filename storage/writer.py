@@ -96,8 +96,9 @@ class Writer(EventFold):
     """Turns one debate's events into rows inside a session (no commits here).
 
     Every event is written to ``events``; the handlers below add the analysis
-    rows. The ignored types live only in ``events`` (their payloads hold
-    everything; their protocols add tables when their studies need them).
+    rows. The ignored types, and every protocol plugin's own event types
+    (``PLUGIN_EVENTS = "default"``), live only in ``events`` (their payloads
+    hold everything; their protocols add tables when their studies need them).
     """
 
     IGNORED = frozenset(
@@ -109,11 +110,13 @@ class Writer(EventFold):
             "phase_started",
             "utterance_resumed",
             "signals_measured",
-            "context_compressed",
-            "analysis_made",
-            "action_composed",
         }
     )
+    # A protocol plugin's own event types live in ``events`` alone (``add`` wrote the row already).
+    PLUGIN_EVENTS = "default"
+
+    def default_for_plugin_event(self, event: Event) -> None:
+        return None
 
     def __init__(self, session: Session, debate_id: str) -> None:
         self.session = session

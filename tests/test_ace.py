@@ -11,8 +11,6 @@ from debate_core import AgentSpec, Debate, DebateConfig, HumanChannel, HumanSeat
 from debate_core.config import Question
 from debate_core.errors import ConfigError
 from debate_core.events import (
-    ActionComposed,
-    AnalysisMade,
     AnswersUpdated,
     DebateEnded,
     EndReason,
@@ -22,6 +20,7 @@ from debate_core.events import (
     UtteranceGenerated,
 )
 from debate_core.protocols.ace.demo import AceDemo
+from debate_core.protocols.ace.events import ActionComposed, AnalysisMade
 from debate_core.protocols.ace.forms import ace_forms
 from debate_core.protocols.ace.library import load_library
 from debate_core.protocols.ace.params import AceParams

@@ -33,8 +33,37 @@ def offenders(folder: Path, forbidden: set[str], depth: int = 1) -> dict[str, li
     return {k: v for k, v in found.items() if v}
 
 
+FRONT_ENDS = {"ui", "storage", "console", "experiments", "gradio", "sqlalchemy", "rich"}
+# A protocol's front-end modules live in its folder under fixed names and may import the front end they serve.
+FRONT_END_MODULES = {
+    "web": {"ui", "gradio"},
+    "terminal": {"console", "rich"},
+    "study": {"experiments", "storage", "rich"},
+}
+
+
+def front_end_of(path: Path) -> str | None:
+    """The fixed name a protocol's front-end module has (``web.py`` or ``web/``, ``terminal.py``, ``study/``),
+    or None for an engine module."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    if len(parts) >= 3 and parts[0] == "protocols" and parts[2] in FRONT_END_MODULES:
+        return parts[2]
+    return None
+
+
+def layering_offenders(package: Path) -> dict[str, list[str]]:
+    """Per module: an engine module imports no front end, anywhere; a front-end module only its own."""
+    found = {}
+    for path in package.rglob("*.py"):
+        allowed = FRONT_END_MODULES.get(front_end_of(path) or "", set())
+        bad = sorted(m for m in imported_modules(path) if m.split(".")[0] in FRONT_ENDS - allowed)
+        if bad:
+            found[str(path.relative_to(ROOT))] = bad
+    return found
+
+
 def test_engine_imports_no_consumer_and_prints_nothing():
-    assert offenders(PACKAGE, {"ui", "storage", "console", "gradio", "sqlalchemy", "rich"}) == {}
+    assert layering_offenders(PACKAGE) == {}
     printing = [
         str(path.relative_to(ROOT))
         for path in PACKAGE.rglob("*.py")
@@ -42,6 +71,35 @@ def test_engine_imports_no_consumer_and_prints_nothing():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
     ]
     assert printing == []
+
+
+def test_the_engine_imports_front_end_modules_only_lazily_from_its_plugins():
+    """A protocol's ``web``, ``terminal`` and ``study`` modules are imported inside plugin.py's hooks, nowhere else
+    in the engine, and never at module level: ``import debate_core`` loads no front end."""
+    modules = module_names(ROOT, "debate_core")
+    front = {name for name, path in modules.items() if front_end_of(path)}
+    for name, path in modules.items():
+        if front_end_of(path):
+            continue
+        eager = set(module_level_imports(name, path, set(modules))) & front
+        assert not eager, f"{name} imports front-end modules at module level: {sorted(eager)}"
+        if path.name != "plugin.py":
+            assert not {m for m in imported_modules(path) if m in front}, f"{name} imports a front-end module"
+
+
+def test_a_front_end_import_in_the_engine_is_caught(tmp_path, monkeypatch):
+    package = tmp_path / "debate_core"
+    for folder in ("protocols/p/study", "protocols/p/web"):
+        (package / folder).mkdir(parents=True)
+    (package / "protocols/p/loop.py").write_text("import rich\n")
+    (package / "protocols/p/study/report.py").write_text("import experiments.metrics\nimport ui\n")
+    (package / "protocols/p/web/panel.py").write_text("import ui.render\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", package)
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert layering_offenders(package) == {
+        "debate_core/protocols/p/loop.py": ["rich"],
+        "debate_core/protocols/p/study/report.py": ["ui"],
+    }
 
 
 def test_the_kernel_knows_no_protocol():
@@ -76,7 +134,8 @@ def test_storage_has_no_import_circle():
 def test_importing_the_package_loads_no_heavy_library():
     code = (
         "import sys, debate_core, console.cli, debate_core.debate;"
-        "heavy = [m for m in ('spacy', 'torch', 'transformers') if m in sys.modules];"
+        "from debate_core.protocols import registry; registry.available();"
+        "heavy = [m for m in ('spacy', 'torch', 'transformers', 'experiments', 'ui') if m in sys.modules];"
         "print(','.join(heavy))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,8 +1,10 @@
 """Every consumer of events handles every event type, or ignores it on purpose.
 
 The recorder, the web view model, the terminal renderer and the metrics are ``EventFold``s.
-A new event type added to the union fails here until each of them handles it or lists it
-in ``IGNORED``; at run time an unhandled type raises instead of being dropped silently.
+A new event type (built-in, or registered by a plugin) fails here until each of them handles
+it, lists it in ``IGNORED`` or, for a plugin's type, takes it through its explicit default
+(``PLUGIN_EVENTS = "default"``); at run time an unhandled type raises instead of being dropped
+silently.
 """
 
 from __future__ import annotations
@@ -52,6 +54,19 @@ def test_every_consumer_in_the_project_is_checked_here():
 def test_every_event_type_is_handled_or_ignored_on_purpose(consumer):
     assert consumer.unhandled() == []
     assert consumer.unknown() == []
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS, ids=lambda c: c.__name__)
+def test_every_consumer_stays_exhaustive_with_a_plugins_own_event_types(consumer, monkeypatch):
+    monkeypatch.setenv("DEBATE_PLUGINS", "tests.fixtures.plugins.tallied")
+    registry.reload()
+    try:
+        assert {"tally_taken", "round_closed"} <= set(EVENT_TYPES)
+        assert consumer.unhandled() == []
+        assert consumer.unknown() == []
+    finally:
+        monkeypatch.delenv("DEBATE_PLUGINS")
+        registry.reload()
 
 
 def test_a_consumer_that_meets_an_unknown_event_type_fails_loudly():

@@ -10,6 +10,7 @@ import io
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -108,7 +109,7 @@ def test_a_broken_plugin_warns_and_the_others_still_load(monkeypatch, caplog):
     assert f"plugin {FIXTURES}.no_such_module (DEBATE_PLUGINS) could not be loaded: ModuleNotFoundError" in warned
     assert f"plugin {FIXTURES}.failing_hook (DEBATE_PLUGINS) failed in register_protocols: RuntimeError" in warned
     assert f"plugin {FIXTURES}.misnamed (DEBATE_PLUGINS) implements unknown hooks ['register_protocol']" in warned
-    assert "known: register_protocols" in warned
+    assert re.search(r"known: [a-z_, ]*register_protocols", warned)  # the hooks it could have meant
     assert len(problems()) == 4 and all(p in warned for p in problems())
 
 

@@ -16,16 +16,12 @@ from debate_core import AgentSpec, Debate, DebateConfig, HumanChannel, HumanSeat
 from debate_core.backends.base import Capability, ScoredSpan
 from debate_core.backends.scripted import SCRIPTED_VOCAB_SIZE, ScriptedReply, scripted_tokens
 from debate_core.errors import CapabilityError, ConfigError
-from debate_core.events import (
-    ContextCompressed,
-    EndReason,
-    SignalsMeasured,
-    UtteranceGenerated,
-)
+from debate_core.events import EndReason, SignalsMeasured, UtteranceGenerated
 from debate_core.events.records import TokenStats
 from debate_core.protocols.sid import gate
 from debate_core.protocols.sid.compression import SEPARATORS, compress, keep_top, merge, widen
 from debate_core.protocols.sid.demo import SidDemo
+from debate_core.protocols.sid.events import ContextCompressed
 from tests.conftest import HANG_GUARD_S, QUESTION, of_type
 
 AGENTS = (AgentSpec(name="Alex"), AgentSpec(name="Chris"), AgentSpec(name="Jenny"))

@@ -106,7 +106,7 @@ def test_a_live_address_opens_with_controls_only_in_the_browser_holding_the_toke
 
 def test_the_watchers_page_shows_no_control_and_says_it_watches(live):
     with gr.Blocks():
-        view = LiveView(*[gr.HTML() for _ in range(19)], build_seat_form(), *[gr.Button() for _ in range(4)])
+        view = LiveView(*[gr.HTML() for _ in range(13)], build_seat_form(), *[gr.Button() for _ in range(4)])
     by_page = {}
     for page in (open_page(live, remember({}, live)), open_page(live, {})):
         by_page[page.owner] = dict(zip(view.outputs(), updates(live, Drawn(), view, page=page), strict=True))

@@ -11,8 +11,8 @@ import gradio as gr
 import pytest
 
 from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
-from debate_core.events import AnalysisMade
 from debate_core.protocols.ace.demo import AceDemo
+from debate_core.protocols.ace.events import AnalysisMade
 from tests.conftest import QUESTION
 from ui import render, seat_form
 from ui.session import SCRIPTED, LiveSession, backend_for

@@ -11,12 +11,14 @@ import gradio as gr
 import pytest
 
 from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
-from debate_core.events import ContextCompressed, SignalsMeasured
+from debate_core.events import SignalsMeasured
 from debate_core.events.records import TokenStats
 from debate_core.protocols.kimura.demo import demo_backend, demo_config
+from debate_core.protocols.sid import web as render_signals
 from debate_core.protocols.sid.demo import SidDemo
+from debate_core.protocols.sid.events import ContextCompressed
 from tests.conftest import QUESTION
-from ui import render, render_signals, seat_form
+from ui import render, seat_form
 from ui.live_stream import Drawn, LiveView, updates
 from ui.session import SCRIPTED, LiveSession, backend_for
 from ui.setup_panel import _human_choices, _protocol_chosen, _roles_info, config_from_form
@@ -301,8 +303,12 @@ def test_a_seated_person_answers_revises_and_the_live_panels_show_what_they_read
         assert "<script>" not in reading and "&lt;script&gt;" in reading
         with gr.Blocks():
             form = seat_form.build_seat_form()
-        names = [f for f in LiveView.__dataclass_fields__ if f not in ("form", "plan_boxes")]
-        live_view = LiveView(**{name: name for name in names}, form=form)
+        names = [
+            f for f in LiveView.__dataclass_fields__ if f not in ("form", "plan_boxes", "panels", "groups", "answers")
+        ]
+        live_view = LiveView(
+            **{name: name for name in names}, form=form, panels={"confidence": "confidence", "reading": "reading"}
+        )
         pushed = dict(zip(live_view.outputs(), updates(session, Drawn(), live_view, plots=False), strict=True))
         assert pushed["confidence"] == page and pushed["reading"] == reading
         assert "Answers per round" in pushed["rounds"]

@@ -1,18 +1,17 @@
 """The live tab: start a debate, watch it unit by unit, control it, take a seat and interrupt.
 
-What it does: lays out the transcript, budget, plans, charts, result and,
-for a debate that answers in rounds (ACE, SID), the answers per round, and
-for a debate driven by self signals (SID) the confidence gauges and what
-each agent read (shown only once such events come) next to the
-controls (start, demo debate, pause, resume, step one turn, stop,
-pace, audience mode, discarded units) and, for a seated person, the live
-controls of their role, with where their intent stands (a badge,
-``seat_state``): for a debater with plans (``floor``) an always-visible
-answer, an urgency, **Interrupt** (key ``i``), **Raise hand** (key ``h``)
-and **Just listen** (key ``l``); for a critic (``point``) a point in one
-sentence and **Point of information** (key ``p`` focuses it); for a
-moderator (``interrupt``) a large **Interrupt** (key ``i``) that cuts the
-speaker off at the next chunk, and **Just listen** (key ``l``). Only when
+What it does: lays out the transcript, budget, plans, charts, result, the
+answers per round for a debate that answers in rounds, and one component
+per side panel the protocols' web plugins registered (``web_plugins.panels``:
+SID's confidence gauges and what each agent read; blank for a debate of
+another protocol) next to the controls (start, demo debate, pause, resume,
+step one turn, stop, pace, audience mode, discarded units) and, for a seated
+person, the live controls of their role, with where their intent stands (a
+badge, ``seat_state``). The live controls are declared by the protocols
+(``web_plugins.LiveControls``: Kimura's debater, Parliament's critic,
+HandRaiser's moderator) and drawn by one generic widget (``live_controls.control_group``):
+the always-visible answer, the urgency slider, the text box and the buttons
+each set declares, with their keys (``page_js``). Only when
 the debate needs the person's words (their initial answer, their utterance
 once they hold the floor, a vote), the form for them (``seat_form``) opens,
 with a countdown when a timeout applies. Updates are pushed (``live_stream``):
@@ -38,6 +37,7 @@ debate (``session``).
 from __future__ import annotations
 
 import functools
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,19 +46,30 @@ from typing import Any
 import gradio as gr
 
 from debate_core.errors import BackendError, ConfigError, HumanInputError
-from debate_core.protocols.kimura.demo import demo_config
-from ui import charts, render, seat_form
+from ui import charts, render, seat_form, web_plugins
+from ui.live_controls import ControlGroup, control_group, firsts
 from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, stream
 from ui.page_access import Page, Refused, guard, open_page, remember, token_for
 from ui.seat_form import build_seat_form
-from ui.session import DEFAULT_GRACE_S, EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER, LiveSession, backend_for, find
-from ui.setup_panel import BROWSER_MAX_CHARS, NO_HUMAN, FormError, SetupForm, config_from_form
+from ui.session import (
+    DEFAULT_GRACE_S,
+    EMBEDDED,
+    EMBEDDED_LLAMACPP,
+    MAX_URGENCY,
+    SCRIPTED,
+    SERVER,
+    LiveSession,
+    backend_for,
+    find,
+)
+from ui.setup_panel import NO_HUMAN, FormError, SetupForm, config_from_form
 
 CONFIRM_S = 10.0
 TOKENS_KEY = "debate-control-tokens"  # where this browser keeps the tokens of the debates it started
 # Run once when the page loads: keyboard shortcuts for the live controls (unless the person is typing),
-# and the address follows the live debate (?live=ID, so a reload re-attaches to it).
-PAGE_JS = """
+# and the address follows the live debate (?live=ID, so a reload re-attaches to it). KEYS and FOCUS are
+# filled from the registered live controls (``page_js``).
+PAGE_JS_TEMPLATE = """
 () => {
   if (window.__debateKeys) return;
   window.__debateKeys = true;
@@ -69,21 +80,37 @@ PAGE_JS = """
       history.replaceState(null, '', '?live=' + encodeURIComponent(id));
     }
   }).observe(document.body, {subtree: true, childList: true});
+  const ids = __KEYS__;
+  const focus = __FOCUS__;
+  const visible = (found) => found && found.offsetParent !== null;
   document.addEventListener('keydown', (event) => {
     const target = event.target;
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (target && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))) return;
-    const box = document.querySelector('#point-text textarea, #point-text input');
-    if (event.key.toLowerCase() === 'p' && box && box.offsetParent !== null) {
-      event.preventDefault(); box.focus(); return;  // type the point, then Enter raises it
-    }
-    const ids = {i: ['interrupt', 'interrupt-now'], h: ['raise-hand'], l: ['lower-hand', 'interrupt-withdraw']};
-    const button = (ids[event.key.toLowerCase()] || []).map((id) => document.getElementById(id))
-      .find((found) => found && found.offsetParent !== null);
+    const key = event.key.toLowerCase();
+    const box = (focus[key] || []).map((id) => document.querySelector(`#${id} textarea, #${id} input`)).find(visible);
+    if (box) { event.preventDefault(); box.focus(); return; }  // type the words, then Enter sends them
+    const button = (ids[key] || []).map((id) => document.getElementById(id)).find(visible);
     if (button) { event.preventDefault(); button.click(); }
   });
 }
 """
+
+
+def page_js() -> str:
+    """The page's script, with the keys of every registered live-control set (a key may serve several sets:
+    the visible one's button is pressed)."""
+    keys: dict[str, list[str]] = {}
+    focus: dict[str, list[str]] = {}
+    for spec in web_plugins.live_controls():
+        for press in spec.buttons:
+            if press.key:
+                keys.setdefault(press.key.lower(), []).append(press.elem_id)
+        if spec.text is not None and spec.text.key:
+            focus.setdefault(spec.text.key.lower(), []).append(spec.text.elem_id)
+    return PAGE_JS_TEMPLATE.replace("__KEYS__", json.dumps(keys)).replace("__FOCUS__", json.dumps(focus))
+
+
 FOCUS_WORDS_JS = "() => { setTimeout(() => document.querySelector('#seat-text-0 textarea')?.focus(), 50); }"
 
 
@@ -126,27 +153,40 @@ def control(what: str, act: Callable[..., Any]) -> Callable[..., Any]:
     return handler
 
 
-# The controls: (api name, what a refusal says, the action on the session).
-CONTROLS: dict[str, tuple[str, Callable[..., Any]]] = {
-    "pause": ("pause it", lambda live: live.pause()),
-    "resume": ("resume it", lambda live: live.resume()),
-    "step": ("run it one turn", lambda live: live.step()),
-    "stop": ("stop it", lambda live: live.stop()),
-    "pace": ("change its pace (your setting applies to a debate you start)", lambda live, v: live.set_pace(v)),
-    "interrupt": ("interrupt", lambda live, urgency: live.interrupt(urgency)),  # the session bounds the urgency
-    "raise_hand": ("raise a hand", lambda live, urgency: live.raise_hand(urgency)),
-    "lower_hand": ("lower a hand", lambda live: live.lower_hand()),
-    "withdraw_point": ("withdraw a point", lambda live: live.lower_hand()),
-    "cut": ("interrupt", lambda live: live.interrupt()),
-    "uncut": ("withdraw an interrupt", lambda live: live.lower_hand()),
-    "choose_answer": ("choose the seat's answer", lambda live, answer: live.choose_answer(answer)),
-}
+def _act(press: web_plugins.Press) -> Callable[..., Any]:
+    """What a live-control button does to the session (through ``control``, so only for the owner)."""
+    if press.urgency:
+        return lambda live, urgency=MAX_URGENCY: live.press(press, urgency)  # the session bounds the urgency
+    return lambda live: live.press(press)
 
 
-def raise_point(page: Page | None, tokens: Any, text: str) -> list[Any]:
-    """The critic's point (``point`` controls): armed, or why not."""
+def controls() -> dict[str, tuple[str, Callable[..., Any]]]:
+    """The controls: (api name, what a refusal says, the action on the session): the page's own, then every
+    button of the registered live controls but those that take words (``raise_point``)."""
+    found: dict[str, tuple[str, Callable[..., Any]]] = {
+        "pause": ("pause it", lambda live: live.pause()),
+        "resume": ("resume it", lambda live: live.resume()),
+        "step": ("run it one turn", lambda live: live.step()),
+        "stop": ("stop it", lambda live: live.stop()),
+        "pace": ("change its pace (your setting applies to a debate you start)", lambda live, v: live.set_pace(v)),
+        "choose_answer": ("choose the seat's answer", lambda live, answer: live.choose_answer(answer)),
+    }
+    for spec in web_plugins.live_controls():
+        for press in spec.buttons:
+            if not press.text:
+                found[press.name] = (press.refusal, _act(press))
+    return found
+
+
+CONTROLS = controls()
+
+
+def raise_point(page: Page | None, tokens: Any, text: str, name: str = "point") -> list[Any]:
+    """A button that takes words (the text box's point, ``Press.text``): armed, or why not."""
+    press = web_plugins.press_named(name)
     try:
-        refused = guard(page, tokens, "raise a point").point(text)
+        live = guard(page, tokens, press.refusal if press is not None else "raise a point")
+        refused = live.press(press, text=text) if press is not None else "This debate takes no words here."
     except Refused as refusal:
         refused = str(refusal)
     if refused:
@@ -207,32 +247,11 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
         with gr.Column(scale=2, min_width=300):
             with gr.Group(visible=False, elem_id="live-seat") as controls:
                 seat_state = gr.HTML("", elem_id="seat-state")
-                with gr.Column(visible=False, elem_id="floor-controls") as floor_controls:
-                    answer = gr.Radio([], label="Your answer (always yours to change)", elem_id="seat-answer")
-                    urgency = gr.Slider(
-                        0, 9, value=9, step=1, label="Urgency when you ask for the floor", elem_id="seat-urgency"
-                    )
-                    with gr.Row():
-                        interrupt = gr.Button("Interrupt (i)", variant="stop", elem_id="interrupt", min_width=120)
-                        raise_hand = gr.Button("Raise hand (h)", elem_id="raise-hand", min_width=100)
-                        lower_hand = gr.Button("Just listen (l)", elem_id="lower-hand", min_width=100)
-                with gr.Column(visible=False, elem_id="point-controls") as point_controls:
-                    point_text = gr.Textbox(
-                        label="Your point, in one sentence", max_length=BROWSER_MAX_CHARS, elem_id="point-text"
-                    )
-                    with gr.Row():
-                        point = gr.Button("Point of information (p)", variant="stop", elem_id="point", min_width=160)
-                        withdraw = gr.Button("Withdraw", elem_id="point-withdraw", min_width=100)
-                    point_message = gr.HTML("", elem_id="point-message")
-                # a moderator's one control between votes: cut the speaker off at the next chunk
-                with gr.Row(visible=False, elem_id="interrupt-controls") as interrupt_controls:
-                    cut = gr.Button("Interrupt (i)", variant="stop", elem_id="interrupt-now", min_width=160, scale=3)
-                    uncut = gr.Button("Just listen (l)", elem_id="interrupt-withdraw", min_width=100, scale=1)
+                groups = [control_group(spec, first) for first, spec in firsts(web_plugins.live_controls())]
             countdown = gr.HTML("", elem_id="countdown")
             words = build_seat_form()
             rounds = gr.HTML("", elem_id="rounds")
-            confidence = gr.HTML("", elem_id="confidence")
-            reading = gr.HTML("", elem_id="reading")
+            panels = {panel.name: gr.HTML("", elem_id=panel.name) for panel in web_plugins.panels()}
             with gr.Column(elem_id="plan-panels") as plan_panels:
                 plans = gr.HTML(render.plans_html(_empty()), elem_id="plans")
                 urgency_plot = gr.Plot(charts.urgency_figure(_empty()), elem_id="urgency-plot")
@@ -241,10 +260,13 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
         with gr.Column(elem_id="history-box") as history_box:
             history = gr.Plot(charts.floor_history_figure(_empty()), elem_id="history-plot")
     view = LiveView(
-        status, question, budget, delta, plans, result, rounds, confidence, reading,
+        status, question, budget, delta, plans, result, rounds,
         urgency_plot, trajectory, history,
-        controls, floor_controls, point_controls, interrupt_controls, seat_state, answer, countdown, words,
+        controls, seat_state, countdown, words,
         pause, resume, step, stop, (plan_panels, history_box),
+        panels=panels,
+        groups={group.spec.name: group.box for group in groups},
+        answers=tuple(group.answer for group in groups if group.answer is not None),
     )  # fmt: skip
 
     def launch(current: Page | None, armed: float, held: Any, make: Any) -> tuple[Any, ...]:
@@ -290,7 +312,7 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
 
     def on_demo(current: Page | None, armed: float, held: Any) -> tuple[Any, ...]:
         def make() -> LiveSession:
-            config = demo_config(seed=int(time.time()) % 1000)
+            config = web_plugins.demo_config(seed=int(time.time()) % 1000)
             backend = backend_for(SCRIPTED, config)
             return LiveSession(config, backend, store=store, pace_s=1.0, grace_s=grace_s).start()
 
@@ -325,21 +347,19 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
     for toggle, name in ((audience, "audience"), (discarded, "discarded")):
         toggle.change(functools.partial(_toggle, name), inputs=[session, toggle], outputs=[view.delta, view.plans])
     delta.change(None, inputs=delta, js=TRANSCRIPT_JS)
-    wire(interrupt.click, "interrupt", urgency)
-    wire(raise_hand.click, "raise_hand", urgency)
-    wire(lower_hand.click, "lower_hand")
-    wire(withdraw.click, "withdraw_point")
-    wire(cut.click, "cut")
-    wire(uncut.click, "uncut")
-    wire(answer.change, "choose_answer", answer)
-    for trigger, name in ((point.click, "point"), (point_text.submit, "point_enter")):
-        trigger(
-            raise_point,
-            inputs=[session, tokens, point_text],
-            outputs=[point_text, point_message],
-            api_name=name,
-            show_progress="hidden",
-        )
+    for group in groups:
+        for press, button in zip(group.spec.buttons, group.buttons, strict=True):
+            if press.text:
+                _wire_text(group, press.name, button.click, press.name, session, tokens)
+            elif press.urgency and group.urgency is not None:
+                wire(button.click, press.name, group.urgency)
+            else:
+                wire(button.click, press.name)
+        if group.answer is not None:
+            wire(group.answer.change, "choose_answer", group.answer)
+        if group.text is not None and group.spec.text is not None:
+            enter = group.spec.text
+            _wire_text(group, enter.enter, group.text.submit, enter.enter_api, session, tokens)
     words.prompt.change(None, js=FOCUS_WORDS_JS)
     words.submit.click(
         submit_words, inputs=[session, tokens, *words.inputs()], outputs=words.message, api_name="submit_words"
@@ -355,6 +375,21 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
         return page, gr.update(open=False)
 
     return LivePanel(session, reattach, [tokens], [session, setup_box])
+
+
+def _wire_text(group: ControlGroup, name: str, trigger: Any, api_name: str, session: Any, tokens: Any) -> None:
+    """A button that takes the text box's words (or Enter in the box): ``raise_point`` with the button's name."""
+
+    def handler(page: Page | None, held: Any, text: str) -> list[Any]:
+        return raise_point(page, held, text, name)
+
+    trigger(
+        handler,
+        inputs=[session, tokens, group.text],
+        outputs=[group.text, group.message],
+        api_name=api_name,
+        show_progress="hidden",
+    )
 
 
 def _notice(text: str, *, bad: bool = False) -> str:

@@ -12,13 +12,17 @@ position unless they are at the bottom. Plots are sent only when the plans
 behind them change. A countdown is refreshed every second while the debate
 waits for the person's words.
 
-The seated person's control group (``floor``, ``point`` or ``interrupt``)
-is shown for their role's controls, with the badge of ``seat_state``, and
+The seated person's control group (the registered live-control set their
+role stands by with, ``LiveSession.controls``) is shown, the others hidden,
+with the badge of ``seat_state``, and
 the debate's controls (pause, resume, step, stop) with it, but only on a
 page that holds the controls (``page_access.Page.owner``): a page that
 watches shows the debate and a status line that says it watches (and who
 is seated), and no control, no seat badge, no words form and no countdown. Each page has its
 own display (audience mode, discarded units).
+
+Every registered side panel (``web_plugins.panel_html``) is redrawn when it
+changes; a panel of another protocol stays blank.
 
 What it does not do: lay out components (``live_panel``), run the debate
 (``session``) or word the seated person's badge (``seat_state``).
@@ -34,7 +38,7 @@ from typing import Any
 import gradio as gr
 
 from debate_core.kernel.human import HumanRequest
-from ui import charts, render, render_signals, seat_form
+from ui import charts, render, seat_form, web_plugins
 from ui.page_access import WATCHING, Page
 from ui.seat_form import SeatForm
 from ui.seat_state import seat_state_html
@@ -65,7 +69,7 @@ ACTIVITY_S = 0.5
 
 
 # The text components ``updates`` yields first, in this order.
-HEAD = ("status", "question", "budget", "delta", "plans", "result", "rounds", "confidence", "reading")
+HEAD = ("status", "question", "budget", "delta", "plans", "result", "rounds")
 
 
 @dataclass
@@ -78,18 +82,12 @@ class LiveView:
     delta: Any
     plans: Any
     result: Any
-    rounds: Any  # answers per round (ACE): empty for a debate that does not answer in rounds
-    confidence: Any  # confidence gauges (SID): empty for a debate that measures no signals
-    reading: Any  # what each agent read of the others (SID's compression): empty without compressions
+    rounds: Any  # answers per round: empty for a debate that does not answer in rounds
     urgency: Any
     trajectory: Any
     history: Any
     controls: Any
-    floor_controls: Any
-    point_controls: Any
-    interrupt_controls: Any
     seat_state: Any
-    answer: Any
     countdown: Any
     form: SeatForm
     pause: Any
@@ -97,13 +95,16 @@ class LiveView:
     step: Any
     stop: Any
     plan_boxes: tuple[Any, ...] = ()  # what shows action plans: hidden for a protocol that makes none
+    panels: dict[str, Any] = field(default_factory=dict)  # registered side panel name -> its component
+    groups: dict[str, Any] = field(default_factory=dict)  # registered live-control set name -> its box
+    answers: tuple[Any, ...] = ()  # the always-visible answers of the sets that show one
 
     def outputs(self) -> list[Any]:
-        head = [getattr(self, name) for name in HEAD]
+        head = [*(getattr(self, name) for name in HEAD), *self.panels.values()]
         plots = [self.urgency, self.trajectory, self.history]
         seat = [
-            self.controls, self.floor_controls, self.point_controls, self.interrupt_controls,
-            self.seat_state, self.answer, self.countdown, *self.form.outputs(),
+            self.controls, *self.groups.values(), self.seat_state, *self.answers, self.countdown,
+            *self.form.outputs(),
         ]  # fmt: skip
         return [*head, *plots, *seat, self.pause, self.resume, self.step, self.stop, *self.plan_boxes]
 
@@ -185,9 +186,9 @@ def updates(
             _changed(drawn, "plans", render.plans_html(state, audience=audience)),
             _changed(drawn, "result", render.result_html(state)),
             _changed(drawn, "rounds", render.rounds_html(state)),
-            _changed(drawn, "confidence", render_signals.confidence_html(state)),
-            _changed(drawn, "reading", render_signals.reading_html(state)),
         ]
+        drawn_panels = web_plugins.panel_html(state)
+        head += [_changed(drawn, f"panel:{name}", drawn_panels.get(name, "")) for name in view.panels]
         charts_at = (state.plans_turn, len(state.trajectory))
         figures: list[Any] = [gr.skip()] * 3
         if plots and charts_at != drawn.charts_at:
@@ -198,12 +199,12 @@ def updates(
                 charts.floor_history_figure(state),
             ]
         seated = live.human is not None and not live.done and owner
-        answers: Any = gr.skip()
+        answers: list[Any] = [gr.skip()] * len(view.answers)
         mine = state.initial.get(live.human or "", (None, ""))[0]
         shown = f"{live.debate_id}:{mine}"
         if seated and drawn.answers_for != shown and state.labels:
             drawn.answers_for = shown  # the choices once, and the person's initial answer once given
-            answers = gr.update(choices=list(state.labels), value=mine)
+            answers = [gr.update(choices=list(state.labels), value=mine)] * len(view.answers)
         seat_state = _changed(drawn, "seat", seat_state_html(live.seat_state, live.stance_urgency, live.controls))
         done = live.done
     request = _pending(live, owner)
@@ -217,15 +218,12 @@ def updates(
     if buttons != drawn.buttons:
         drawn.buttons = buttons
         control = [gr.update(interactive=not done, visible=owner) for _ in range(4)]
-    groups: list[Any] = [gr.skip()] * 4
+    groups: list[Any] = [gr.skip()] * (1 + len(view.groups))
     shown = f"{seated}:{live.controls}"
     if drawn.texts.get("controls") != shown:
         drawn.texts["controls"] = shown
-        groups = [
-            gr.update(visible=seated),
-            *(gr.update(visible=live.controls == kind) for kind in ("floor", "point", "interrupt")),
-        ]
-    seat = [*groups, seat_state, answers, _changed(drawn, "countdown", _countdown(request)), *form]
+        groups = [gr.update(visible=seated), *(gr.update(visible=live.controls == name) for name in view.groups)]
+    seat = [*groups, seat_state, *answers, _changed(drawn, "countdown", _countdown(request)), *form]
     # a protocol that has made no plan by its first turn makes none (Kimura's come at turn 0)
     planless = str(state.turn > 0 and not state.plans)
     boxes: list[Any] = [gr.skip()] * len(view.plan_boxes)

@@ -19,9 +19,12 @@ space between, and a unit that ended a line (ACE's items) by a line break
 (``Utterance.gap``). Listeners' private decisions (``ListenerDecision``)
 follow the unit they were made after, shown only in the researcher view.
 
-Analyses, composed acts and the answers per round (ACE) are drawn by
-``render_rounds`` (``rounds_html`` is re-exported here); names, roles and
-unusable replies by ``render_bits``.
+A protocol's own transcript lines (an event its plugin folds into a line)
+are drawn by the renderer its web plugin registered for the event type
+(``web_plugins.line_renderer``), else generically (the event's type and
+fields); the answers per round by ``render_rounds``; names, roles and
+unusable replies by ``render_bits``. The result lists invalid plans only for
+a debate that makes plans, and the budget only for one that keeps it.
 
 What it does not do: build Gradio components or plots.
 """
@@ -30,8 +33,9 @@ from __future__ import annotations
 
 from html import escape
 
+from ui import web_plugins
 from ui.render_bits import invalid_html, name_html, role_html
-from ui.render_rounds import acts_html, analysis_html, rounds_html
+from ui.render_rounds import rounds_html
 from ui.view_model import DebateView, Line, Utterance
 
 __all__ = ["rounds_html"]
@@ -71,10 +75,9 @@ def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
             f'data-turn="{line.turn}">{name_html(view, item.author)}<span class="badge">{kind} to '
             f'{escape(item.target)}</span><div class="words">{escape(item.text)}</div></div>'
         )
-    if line.analysis is not None:
-        return analysis_html(view, line)
-    if line.acts:
-        return acts_html(view, line)
+    drawn = _protocol_line(view, line)
+    if drawn is not None:
+        return drawn
     u = line.utterance
     assert u is not None
     if u.total == 0:
@@ -125,6 +128,26 @@ def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
         f'{name_html(view, u.speaker)}{role_html(view, u.speaker)}{badge}<div class="words">{sentences}{cut}</div>'
         f"{error}</div>"
     )
+
+
+def _protocol_line(view: DebateView, line: Line) -> str | None:
+    """A line holding a protocol's event: its registered renderer's HTML, else the generic one; None otherwise."""
+    event = line.event
+    if event is None and line.analysis is not None:
+        event = line.analysis
+    elif event is None and line.acts:
+        event = line.acts[0]
+    if event is None:
+        return None
+    renderer = web_plugins.line_renderer(str(event.type))
+    if renderer is not None:
+        try:
+            return renderer(view, line)
+        except Exception as error:  # the plugin's mistake: recorded, and the line drawn generically
+            web_plugins.record_problem(f"web line renderer of {event.type} failed: {type(error).__name__}: {error}")
+    if line.event is None:
+        line = Line(turn=line.turn, event=event)
+    return web_plugins.generic_event_html(view, line)
 
 
 def _checks(u: Utterance, index: int) -> str:
@@ -233,12 +256,13 @@ def result_html(view: DebateView) -> str:
         rule = f' <span class="muted">({escape(ended.rule)}{by})</span>'
     budget = f"/{view.budget}" if view.budget else ""
     stats = ended.stats
+    plans = f"{stats.invalid_plans} invalid plans · " if view.plans or stats.invalid_plans else ""
     return (
         f'<div class="result"><div class="final">Final answer: <b>{escape(ended.final_answer or "-")}</b> '
         f"{verdict}{rule}</div><div>Votes: {votes}{tie}</div>"
         f"<div>Ended by <b>{escape(ended.reason.value)}</b> at turn {ended.turn}, "
         f"{ended.public_tokens}{budget} public tokens.</div>{error}"
         f'<div class="muted">{stats.utterances} utterances · {stats.interruptions} interruptions · '
-        f"{stats.silent_turns} silent turns · {stats.invalid_plans} invalid plans · "
+        f"{stats.silent_turns} silent turns · {plans}"
         f"{stats.model_calls} model calls · {stats.wall_time_s:.1f} s</div></div>"
     )

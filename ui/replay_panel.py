@@ -29,7 +29,7 @@ from debate_core.protocols.registry import uses_budget
 from debate_core.status import DebateStatus
 from storage.transcript import TranscriptError
 from storage.transfer import safe_file_name
-from ui import charts, render, render_signals
+from ui import charts, render, web_plugins
 from ui.view_model import DebateView
 
 STATUSES = ["any", *(status.value for status in DebateStatus)]
@@ -85,8 +85,7 @@ def build_replay(store: Any) -> ReplayPanel:
             result = gr.HTML(elem_id="replay-result")
         with gr.Column(scale=2, min_width=280):
             rounds = gr.HTML(elem_id="replay-rounds")
-            confidence = gr.HTML(elem_id="replay-confidence")
-            reading = gr.HTML(elem_id="replay-reading")
+            panels = [gr.HTML(elem_id=f"replay-{panel.name}") for panel in web_plugins.panels()]
             plans = gr.HTML(elem_id="replay-plans")
             urgency = gr.Plot(elem_id="replay-urgency")
     trajectory = gr.Plot(elem_id="replay-trajectory")
@@ -135,14 +134,13 @@ def build_replay(store: Any) -> ReplayPanel:
             render.transcript_html(view, show_discarded=discarded, element_id="replay-transcript-box", private=private),
             render.result_html(view),
             render.rounds_html(view),
-            render_signals.confidence_html(view),
-            render_signals.reading_html(view),
+            *web_plugins.panel_html(view).values(),
             gr.update(value=render.plans_html(view), visible=planned),
             gr.update(value=charts.urgency_figure(view), visible=planned),
             charts.trajectory_figure(view),
         ]
 
-    outputs = [question, budget, transcript, result, rounds, confidence, reading, plans, urgency, trajectory]
+    outputs = [question, budget, transcript, result, rounds, *panels, plans, urgency, trajectory]
     drawing = [loaded, position, show_discarded, show_private]
     refresh.click(listing, inputs=[text, status, chosen], outputs=[table, chosen])
     text.submit(listing, inputs=[text, status, chosen], outputs=[table, chosen])

@@ -10,8 +10,9 @@ acts does, how to write item pairs), and hides the rest; ``values(request, slots
 maps what the person set back to field names for ``HumanChannel.submit``. A
 request with more fields of one kind than there are slots is refused with a
 message (ACE's analysis fills all three yes/no and all three text slots). The prompt and the
-labels of a choice's values come from ``seat_words`` (a moderator's vote
-reads "Vote for Pro: ..."; the values submitted stay the request's own).
+labels of a choice's values come from ``seat_words`` (the wordings protocols
+register: a moderator's vote reads "Vote for Pro: ..."; the values submitted
+stay the request's own).
 
 What it does not do: validate (the channel does at submit time) or know any
 request kind by name (``seat_words`` words the few that need it).

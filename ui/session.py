@@ -10,12 +10,14 @@ whoever waits in ``wait_for_change``: the page streams updates as they
 happen instead of polling.
 
 A seated person sits in a *live* seat: the debate never waits for their
-plan, it takes their standing stance (``interrupt``, ``raise_hand``,
-``lower_hand``, ``point``, ``choose_answer``), and waits only for their
-words (their initial answer, their utterance when they hold the floor, a
-vote), for at most ``human_timeout_s`` when given. ``controls`` names the
-live controls their role stands by with (``floor``, ``point``,
-``interrupt`` or ``none``); ``seat_state`` says where their intent stands,
+plan, it takes their standing stance (``press``: a button of their live
+controls, as its ``web_plugins.Press`` declares; ``interrupt``,
+``raise_hand``, ``lower_hand``, ``point``, ``choose_answer``), and waits
+only for their words (their initial answer, their utterance when they hold
+the floor, a vote), for at most ``human_timeout_s`` when given.
+``controls`` names the live-control set their role stands by with (as the
+protocol's ``controls_for`` names it, or ``none``); ``seat_state`` says
+where their intent stands,
 followed through the events by ``seat_state.follow``: listening, armed
 (interrupt pressed), hand raised, queued, won the floor, lost it to a more
 urgent agent, speaking, cut off, point armed or raised, or interrupted
@@ -55,6 +57,7 @@ from debate_core.events import Event, Intervention, SilentTurn, UnitDisclosed
 from debate_core.log import logger
 from ui.seat_state import follow
 from ui.view_model import DebateView
+from ui.web_plugins import Press
 
 SCRIPTED = "scripted demo (no model)"
 EMBEDDED = "embedded SmolLM2-135M (CPU)"
@@ -115,6 +118,16 @@ def _urgency(value: Any) -> int:
         return min(MAX_URGENCY, max(0, int(value)))
     except (TypeError, ValueError):
         return MAX_URGENCY
+
+
+def _point_words(text: object) -> tuple[str, str]:
+    """A point's words, on one line, and why they are refused ("" when they are not)."""
+    words = " ".join(str(text or "").split())
+    if not any(ch.isalnum() for ch in words):
+        return words, "Say your point in a sentence first."
+    if len(words) > MAX_POINT_CHARS:
+        return words, f"Your point is {len(words):,} characters long; the limit is {MAX_POINT_CHARS:,}."
+    return words, ""
 
 
 def _loads_lazily(backend: Backend) -> bool:
@@ -287,12 +300,28 @@ class LiveSession:
 
         Returns what the page should say: empty when armed, else why not.
         """
-        words = " ".join(str(text or "").split())
-        if not any(ch.isalnum() for ch in words):
-            return "Say your point in a sentence first."
-        if len(words) > MAX_POINT_CHARS:
-            return f"Your point is {len(words):,} characters long; the limit is {MAX_POINT_CHARS:,}."
+        words, refused = _point_words(text)
+        if refused:
+            return refused
         self._stance("point armed", intent="interrupt", point=words)
+        return ""
+
+    def press(self, press: Press, urgency: object = MAX_URGENCY, text: object = None) -> str:
+        """A live-control button (``web_plugins.Press``): set what it sets on the stance, show its seat state.
+
+        ``urgency`` (bounded) for a button that takes it; ``text`` the point of a button that takes words.
+        Returns what the page should say: empty when done, else why not (a point without words, too long).
+        """
+        values = dict(press.stance)
+        if press.text:
+            words, refused = _point_words(text)
+            if refused:
+                return refused
+            values["point"] = words
+        if press.urgency:
+            self.stance_urgency = _urgency(urgency)
+            values["urgency"] = self.stance_urgency
+        self._stance(press.state, **values)
         return ""
 
     def choose_answer(self, answer: str | None) -> None:

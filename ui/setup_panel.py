@@ -26,6 +26,7 @@ import gradio as gr
 from pydantic import ValidationError
 
 from debate_core.config import (
+    DEFAULT_PROTOCOL,
     MAX_OPTION_LENGTH,
     MAX_OPTIONS,
     MAX_PERSONA_LENGTH,
@@ -37,10 +38,16 @@ from debate_core.config import (
 )
 from debate_core.errors import ConfigError
 from debate_core.protocols.base import Protocol, RoleSpec
-from debate_core.protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
 from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve
+from ui import web_plugins
 from ui.form_words import friendly
 from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER
+
+
+def _demo() -> DebateConfig:
+    """The demo debate the page starts from (its question and agents fill the form)."""
+    return web_plugins.demo_config()
+
 
 SAMPLES = Path(__file__).resolve().parent.parent / "assets" / "sample_questions.json"
 NO_HUMAN = "nobody (all agents are models)"
@@ -107,7 +114,7 @@ def build_setup() -> SetupForm:
         with gr.Column(scale=3):
             question = gr.Textbox(
                 label="Question",
-                value=DEMO_QUESTION.text,
+                value=_demo().question.text,
                 lines=2,
                 max_lines=12,
                 max_length=BROWSER_MAX_CHARS,
@@ -116,7 +123,7 @@ def build_setup() -> SetupForm:
             )
             options = gr.Textbox(
                 label="Options, one per line (labelled A, B, C, …; leave empty for a free-form question)",
-                value="\n".join(DEMO_QUESTION.options),
+                value="\n".join(_demo().question.options),
                 lines=4,
                 max_lines=12,
                 max_length=BROWSER_MAX_CHARS,
@@ -143,7 +150,7 @@ def build_setup() -> SetupForm:
                 lines=3,
                 max_lines=10,
                 max_length=BROWSER_MAX_CHARS,
-                value="\n".join(f"{a.name}: {a.persona}" for a in DEMO_AGENTS),
+                value="\n".join(f"{a.name}: {a.persona}" for a in _demo().agents),
                 elem_id="setup-personas",
                 info=f"up to {MAX_PERSONA_LENGTH:,} characters each",
             )
@@ -155,9 +162,12 @@ def build_setup() -> SetupForm:
             )
     protocols = list(available())
     with gr.Row():
-        protocol = gr.Dropdown(protocols, value="kimura", label="Protocol", elem_id="protocol-choice")
+        protocol = gr.Dropdown(protocols, value=DEFAULT_PROTOCOL, label="Protocol", elem_id="protocol-choice")
         condition = gr.Radio(
-            list(protocol_class("kimura").variants), value="interruptible", label="Variant", elem_id="variant-choice"
+            list(protocol_class(DEFAULT_PROTOCOL).variants),
+            value="interruptible",
+            label="Variant",
+            elem_id="variant-choice",
         )
         budget = gr.Slider(20, 2000, value=300, step=10, label="Public token budget", elem_id="budget-setting")
         backend = gr.Dropdown(
@@ -176,12 +186,15 @@ def build_setup() -> SetupForm:
     with gr.Accordion("More settings", open=False):
         with gr.Row():
             params = gr.Code(
-                value=_default_params("kimura"), language="json", label="Protocol parameters (JSON)", elem_id="params"
+                value=_default_params(DEFAULT_PROTOCOL),
+                language="json",
+                label="Protocol parameters (JSON)",
+                elem_id="params",
             )
             roles = gr.Textbox(
                 label="Roles, one per line as Name: role (empty: assigned in seat order)",
                 lines=3,
-                info=_roles_info("kimura"),
+                info=_roles_info(DEFAULT_PROTOCOL),
                 elem_id="roles",
             )
         with gr.Row():
@@ -317,17 +330,19 @@ def seat_roles(protocol: str, variant: str, agents: str, roles: str = "") -> dic
     """
     names = _names(agents)
     try:
-        cls = protocol_class(protocol or "kimura")
+        cls = protocol_class(protocol or DEFAULT_PROTOCOL)
         chosen = cls(variant if variant in cls.variants else cls.default_variant(), cls.Params())
         given = _roles(roles or "", names)
         specs = tuple(AgentSpec(name=n, role=given.get(n)) for n in names)
         # the base rule only: a protocol's own checks (a person needed in a seat, ...) are Start's to report
-        return Protocol.assign_roles(chosen, DebateConfig(question=DEMO_QUESTION, agents=specs))
+        return Protocol.assign_roles(chosen, DebateConfig(question=_demo().question, agents=specs))
     except (ConfigError, FormError, ValidationError):
         return {}
 
 
-def _human_choices(agents: str, current: str, protocol: str = "kimura", variant: str = "", roles: str = "") -> Any:
+def _human_choices(
+    agents: str, current: str, protocol: str = DEFAULT_PROTOCOL, variant: str = "", roles: str = ""
+) -> Any:
     names = _names(agents)
     role_of = seat_roles(protocol, variant, agents, roles)
     choices = [(NO_HUMAN, NO_HUMAN)] + [(f"{n} · {role_of[n]}" if n in role_of else n, n) for n in names]
@@ -357,7 +372,7 @@ def config_from_form(fields: dict[str, Any]) -> DebateConfig:
         raise FormError(f"the protocol parameters are not JSON: {error.msg}") from None
     if not isinstance(params, dict):
         raise FormError("the protocol parameters are a JSON object, such as {}")
-    protocol = fields.get("protocol") or "kimura"
+    protocol = fields.get("protocol") or DEFAULT_PROTOCOL
     try:
         config = DebateConfig(
             question=Question(

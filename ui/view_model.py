@@ -6,21 +6,21 @@ agents (with their roles) and their colours, the transcript as lines (each
 utterance with its disclosed units, its discarded ones, whether it was cut
 off, suspended, resumed or revised, and where a unit ends inside a word, so
 token chunks are drawn as the text had them; silent turns; phases; points of
-information and questions; analyses, each with the structured replies it
-compared; the acts every agent composed in a round, one line per round),
-every agent's latest plan, the urgency history, listener decisions with
-their probabilities, the answer trajectories against public tokens, the
-answers after each round (``rounds``, from ``AnswersUpdated`` whose cause is
-``round N``; a round answered in steps keeps its latest answers) and an
-analyst's pick of the final answer, every agent's signals (``gauges``) and
-every recipient's compression (``readings``), each with its round (SID's
-confidence gauges and what each agent read; a signal's round is the latest
-phase's), the budget, and the result. A live session and a replay feed the very same
-events through the very same fold, which handles every event type or ignores
-it explicitly (``EventFold``).
+information and questions), every agent's latest plan and structured reply,
+the urgency history, listener decisions with their probabilities, the answer
+trajectories against public tokens, the answers after each round
+(``rounds``, from ``AnswersUpdated`` whose cause is ``round N``; a round
+answered in steps keeps its latest answers), every agent's signals
+(``gauges``, each with the latest phase's round), the budget, and the
+result. A live session and a replay feed the very same events through the
+very same fold: every built-in event type is handled or ignored explicitly
+(``EventFold``); a protocol's own events go to the fold its web plugin
+registered (``web_plugins.fold_for``: ACE's analyses and acts, SID's
+compressions fill the slots kept here for them), and an event nobody folds
+becomes a transcript line drawn by its plugin's renderer or generically.
 
 What it does not do: produce HTML or figures (``render`` and ``charts`` do),
-or talk to Gradio.
+talk to Gradio, or know any protocol's reply shapes (their ``web`` modules do).
 """
 
 from __future__ import annotations
@@ -30,10 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from debate_core.events import (
-    ActionComposed,
-    AnalysisMade,
     AnswersUpdated,
-    ContextCompressed,
     DebateEnded,
     DebateStarted,
     Event,
@@ -56,6 +53,7 @@ from debate_core.events import (
 from debate_core.events.fold import EventFold
 from debate_core.kernel.chunkers import unit_spans
 from debate_core.protocols.registry import uses_budget
+from ui import web_plugins
 
 PALETTE = ("#2563eb", "#db2777", "#059669", "#d97706", "#7c3aed", "#dc2626")
 
@@ -107,34 +105,21 @@ def unit_gaps(text: str, units: tuple[str, ...] | list[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Reply:
-    """A structured reply's public content (an ACE debater's): its answer, its explanation items, its comment."""
+class Pick:
+    """An agent's pick of the final answer before the debate ends (None: no usable pick), from a protocol's fold."""
 
+    agent: str
     answer: str | None
-    items: tuple[str, ...] = ()
-    comments: str = ""
-
-    @classmethod
-    def of(cls, structured: dict[str, Any] | None) -> Reply | None:
-        """The reply in an utterance's ``structured`` content, or None when it holds no explanation items."""
-        if not isinstance(structured, dict) or not isinstance(structured.get("explanation"), list | tuple):
-            return None
-        answer = structured.get("answer")
-        comments = structured.get("comments")
-        return cls(
-            answer if isinstance(answer, str) else None,
-            tuple(str(item) for item in structured["explanation"]),
-            comments if isinstance(comments, str) else "",
-        )
 
 
 @dataclass
 class Line:
-    """A transcript entry: an utterance, a silent turn, a phase, an intervention, an analysis or composed acts.
+    """A transcript entry: an utterance, a silent turn, a phase, an intervention, or a protocol's event.
 
-    An analysis keeps the replies it compared (``compared``: each agent's latest structured reply when it was
-    made), so it is drawn against the items the analyst saw, not later ones; ``acts`` holds the acts every
-    agent composed in one round, one line for the round.
+    A protocol's event (``event``) is drawn by the renderer its plugin registered for the event's type
+    (``web_plugins.line_renderer``), else generically. ``analysis`` and ``acts`` are the slots a protocol's
+    fold fills for an analysis (with ``compared``: each agent's latest structured reply when it was made, so
+    it is drawn against what the analyst saw) and for the acts every agent composed in one round.
     """
 
     turn: int
@@ -144,9 +129,10 @@ class Line:
     silence: bool = False
     phase: PhaseStarted | None = None
     intervention: Intervention | None = None
-    analysis: AnalysisMade | None = None
-    compared: dict[str, Reply] = field(default_factory=dict)
-    acts: list[ActionComposed] = field(default_factory=list)
+    event: Any = None  # a protocol's event, drawn by its registered line renderer or generically
+    analysis: Any = None
+    compared: dict[str, dict[str, Any]] = field(default_factory=dict)
+    acts: list[Any] = field(default_factory=list)
 
 
 ROUND_CAUSE = re.compile(r"^round (\d+)$")
@@ -188,19 +174,25 @@ class DebateView(EventFold):
     trajectory: list[tuple[int, int, dict[str, str | None]]] = field(default_factory=list)
     decisions: list[ListenerDecision] = field(default_factory=list)
     signals: dict[str, SignalsMeasured] = field(default_factory=dict)  # each agent's latest
-    compressed: dict[str, ContextCompressed] = field(default_factory=dict)  # each recipient's latest
     gauges: list[Gauge] = field(default_factory=list)  # every SignalsMeasured, in order, with its round
-    readings: list[ContextCompressed] = field(default_factory=list)  # every ContextCompressed, in order
     phase_round: int = 0  # the latest phase's round (0 before any phase with a round)
-    acts: dict[str, ActionComposed] = field(default_factory=dict)
-    replies: dict[str, Reply] = field(default_factory=dict)  # each agent's latest structured reply
+    # slots the protocols' folds fill (``WebRenderers.folds``): each recipient's latest compression and every
+    # one in order, each agent's latest composed acts
+    compressed: dict[str, Any] = field(default_factory=dict)
+    readings: list[Any] = field(default_factory=list)
+    acts: dict[str, Any] = field(default_factory=dict)
+    replies: dict[str, dict[str, Any]] = field(default_factory=dict)  # each agent's latest structured reply
     rounds: list[tuple[int, dict[str, str | None]]] = field(default_factory=list)  # answers after round N
-    pick: AnalysisMade | None = None  # an analyst's pick of the final answer (ACE's observer)
+    pick: Pick | None = None  # an agent's pick of the final answer, from a protocol's fold
+    extra: dict[str, Any] = field(default_factory=dict)  # anything else a protocol's fold keeps
     phase: str = ""
     ended: DebateEnded | None = None
     _segments: dict[int, Line] = field(default_factory=dict, repr=False)
 
     IGNORED = frozenset()
+    # A plugin's event types (debate_core.events.registry) go to ``default_for_plugin_event``: their
+    # protocol's web fold or a transcript line; this explicit default keeps the fold exhaustive (test_folds).
+    PLUGIN_EVENTS = "default"
 
     @classmethod
     def from_events(cls, events: list[Event]) -> DebateView:
@@ -228,6 +220,16 @@ class DebateView(EventFold):
         self.public_tokens = event.public_tokens
         self.dispatch(event)
 
+    def default_for_plugin_event(self, event: Event) -> None:
+        """A protocol's own event (``PLUGIN_EVENTS = "default"``): the fold its web plugin registered
+        (``web_plugins.fold_for``), else a transcript line drawn by its plugin's line renderer or generically,
+        so a new event never breaks the page."""
+        fold = web_plugins.fold_for(event.type)
+        if fold is not None:
+            fold(self, event)
+        else:
+            self.lines.append(Line(turn=event.turn, event=event))
+
     # -- one method per event type --------------------------------------------
     def _debate_started(self, event: DebateStarted) -> None:
         config = event.config
@@ -240,7 +242,7 @@ class DebateView(EventFold):
         self.roles = {a.name: a.role for a in config.agents if a.role}
         self.humans = tuple(a.name for a in config.agents if a.seat.value == "human")
         self.protocol = config.protocol
-        self.condition = event.protocol if config.protocol == "kimura" else config.label
+        self.condition = web_plugins.condition_of(event)
         self.model_id = event.model_id
         self.budget = config.token_budget if uses_budget(config.protocol) else 0
 
@@ -289,9 +291,8 @@ class DebateView(EventFold):
             gaps=unit_gaps(event.text, event.units),
         )
         self.utterances[event.utterance_id] = utterance
-        reply = Reply.of(event.structured)
-        if reply is not None:
-            self.replies[event.speaker] = reply
+        if isinstance(event.structured, dict) and event.structured:
+            self.replies[event.speaker] = event.structured
         if not event.units:  # the floor given back with nothing said: shown, with why
             self.lines.append(Line(turn=event.turn, utterance=utterance))
 
@@ -348,23 +349,6 @@ class DebateView(EventFold):
     def _signals_measured(self, event: SignalsMeasured) -> None:
         self.signals[event.agent] = event
         self.gauges.append(Gauge(self.phase_round or 1, event))
-
-    def _context_compressed(self, event: ContextCompressed) -> None:
-        self.compressed[event.agent] = event
-        self.readings.append(event)
-
-    def _analysis_made(self, event: AnalysisMade) -> None:
-        self.lines.append(Line(turn=event.turn, analysis=event, compared=dict(self.replies)))
-        if "pick" in event.findings:
-            self.pick = event
-
-    def _action_composed(self, event: ActionComposed) -> None:
-        self.acts[event.agent] = event
-        last = self.lines[-1] if self.lines else None
-        if last is not None and last.acts and last.acts[-1].round == event.round:
-            last.acts.append(event)  # every agent's acts of a round on one line
-        else:
-            self.lines.append(Line(turn=event.turn, acts=[event]))
 
     def _debate_ended(self, event: DebateEnded) -> None:
         self.ended = event

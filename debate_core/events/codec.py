@@ -1,8 +1,11 @@
 """Events as plain data: the tagged union, dicts, JSON lines, and reading schema 1.
 
-What it does: ``Event`` is the tagged union of every event class (by its
-``type``), ``EVENT_TYPES`` maps each ``type`` to its class (consumers are
-checked against it, so a new event cannot be dropped silently), and
+What it does: ``Event`` is any event (the base class of the built-in and the
+plugins' event classes); ``EVENT_TYPES`` maps each registered ``type`` to its
+class (``registry``: the built-ins and those of the ``register_event_types``
+hook; consumers are checked against it, so a new event cannot be dropped
+silently), ``event_from_dict`` validates by the ``type`` tag against every
+registered class, and
 ``event_to_dict`` / ``event_from_dict`` / ``write_jsonl`` / ``read_jsonl``
 convert losslessly.
 
@@ -20,88 +23,30 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any, TypeAlias
 
-from pydantic import BaseModel, Field, TypeAdapter
+from debate_core.events import registry
+from debate_core.events.registry import BUILT_IN_EVENTS, EVENT_TYPES, RENAMED_TYPES
+from debate_core.events.types import EVENT_SCHEMA_VERSION, EventBase
 
-from debate_core.events.acts import (
-    ActionComposed,
-    AnalysisMade,
-    ContextCompressed,
-    Intervention,
-    ListenerDecision,
-    SignalsMeasured,
-)
-from debate_core.events.types import (
-    EVENT_SCHEMA_VERSION,
-    AnswersUpdated,
-    DebateEnded,
-    DebateStarted,
-    InitialAnswersGiven,
-    Interrupted,
-    PhaseStarted,
-    PlansMade,
-    SilentTurn,
-    SpeakerSelected,
-    UnitDisclosed,
-    UtteranceCompleted,
-    UtteranceGenerated,
-    UtteranceResumed,
-    UtteranceRevised,
-)
+Event: TypeAlias = EventBase
+"""Any event, built-in or a plugin's: its class is chosen by its ``type`` (see ``registry``)."""
 
-Event = Annotated[
-    DebateStarted
-    | PhaseStarted
-    | InitialAnswersGiven
-    | PlansMade
-    | AnswersUpdated
-    | SpeakerSelected
-    | Interrupted
-    | UtteranceGenerated
-    | UnitDisclosed
-    | UtteranceCompleted
-    | SilentTurn
-    | UtteranceResumed
-    | UtteranceRevised
-    | ListenerDecision
-    | Intervention
-    | SignalsMeasured
-    | ContextCompressed
-    | AnalysisMade
-    | ActionComposed
-    | DebateEnded,
-    Field(discriminator="type"),
+EVENT_CLASSES: tuple[type[EventBase], ...] = BUILT_IN_EVENTS
+"""The built-in event classes (``EVENT_TYPES`` also holds the plugins')."""
+
+__all__ = [
+    "EVENT_CLASSES",
+    "EVENT_TYPES",
+    "RENAMED_TYPES",
+    "Event",
+    "event_from_dict",
+    "event_to_dict",
+    "event_to_json",
+    "read_jsonl",
+    "upgrade",
+    "write_jsonl",
 ]
-
-EVENT_CLASSES: tuple[type[BaseModel], ...] = (
-    DebateStarted,
-    PhaseStarted,
-    InitialAnswersGiven,
-    PlansMade,
-    AnswersUpdated,
-    SpeakerSelected,
-    Interrupted,
-    UtteranceGenerated,
-    UnitDisclosed,
-    UtteranceCompleted,
-    SilentTurn,
-    UtteranceResumed,
-    UtteranceRevised,
-    ListenerDecision,
-    Intervention,
-    SignalsMeasured,
-    ContextCompressed,
-    AnalysisMade,
-    ActionComposed,
-    DebateEnded,
-)
-EVENT_TYPES: dict[str, type[BaseModel]] = {cls.model_fields["type"].default: cls for cls in EVENT_CLASSES}
-
-# Event types renamed since schema version 1: old name -> current name.
-RENAMED_TYPES = {"sentence_disclosed": "unit_disclosed"}
-
-_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 
 def upgrade(data: Any) -> Any:
@@ -127,7 +72,8 @@ def event_from_dict(data: Any) -> Event:
     Raises ``pydantic.ValidationError`` with the offending field for anything
     that is not a well-formed event.
     """
-    return _ADAPTER.validate_python(upgrade(data))
+    event: Event = registry.adapter().validate_python(upgrade(data))
+    return event
 
 
 def event_to_json(event: Event) -> str:

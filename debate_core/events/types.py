@@ -12,8 +12,11 @@ protocol uses the ones it needs (see ``docs/events.md`` for who emits what):
   ``UtteranceCompleted``, ``SilentTurn``, ``Interrupted``,
   ``UtteranceResumed``, ``UtteranceRevised``;
 * listening and intervening: ``ListenerDecision``, ``Intervention``;
-* reflection: ``SignalsMeasured``, ``ContextCompressed``, ``AnalysisMade``,
-  ``ActionComposed``.
+* reflection: ``SignalsMeasured`` (``acts``).
+
+A protocol's own events live in its package (``events.py``), subclass
+``EventBase`` or ``ReplyBase``, and are registered through the
+``register_event_types`` hook (``registry``).
 
 Events never hold undisclosed text where agents could see it: the kernel
 keeps the queue; ``UtteranceGenerated``, ``Interrupted`` and
@@ -25,7 +28,7 @@ What it does not do: decide anything, or convert to and from JSON (``codec``).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -56,14 +59,22 @@ DebateId = Annotated[str, Field(pattern=DEBATE_ID_PATTERN)]
 UnitIndex = Count
 
 
-class _Event(Record):
+class EventBase(Record):
+    """The base of every event, built-in or a plugin's: its place in the debate and its time.
+
+    A subclass declares ``type: Literal["its_type"] = "its_type"`` (the tag the
+    union and every consumer dispatch on) and its own fields.
+    """
+
+    if TYPE_CHECKING:  # each subclass declares its own Literal; no field here (the JSON keeps its order)
+        type: str
     seq: Count
     turn: Count
     public_tokens: Count
     at: Timestamp
 
 
-class _Reply(_Event):
+class ReplyBase(EventBase):
     """Fields of an event that records what a seat (model, person or policy) produced."""
 
     source: Source = Source.MODEL
@@ -77,7 +88,7 @@ class _Reply(_Event):
 # -- the frame ------------------------------------------------------------------------------
 
 
-class DebateStarted(_Event):
+class DebateStarted(EventBase):
     """The debate's full set-up; everything a replay needs to draw the table.
 
     ``protocol`` names the rule set as its protocol labels it (Kimura's
@@ -97,7 +108,7 @@ class DebateStarted(_Event):
     schema_version: Annotated[int, Field(ge=1, le=EVENT_SCHEMA_VERSION)] = EVENT_SCHEMA_VERSION
 
 
-class PhaseStarted(_Event):
+class PhaseStarted(EventBase):
     """A protocol entered a phase (an opening, a rebuttal, analyse / compose / execute, round k)."""
 
     type: Literal["phase_started"] = "phase_started"
@@ -106,7 +117,7 @@ class PhaseStarted(_Event):
     detail: str = ""
 
 
-class DebateEnded(_Event):
+class DebateEnded(EventBase):
     """The end: why, the final answer and how it was decided, and the debate's statistics.
 
     ``rule`` says how ``final_answer`` was decided (``majority`` of
@@ -134,12 +145,12 @@ class DebateEnded(_Event):
 # -- answers ----------------------------------------------------------------------------------
 
 
-class InitialAnswersGiven(_Event):
+class InitialAnswersGiven(EventBase):
     type: Literal["initial_answers"] = "initial_answers"
     answers: tuple[InitialAnswer, ...]
 
 
-class PlansMade(_Event):
+class PlansMade(EventBase):
     """All plans of a turn, plus every agent's current answer.
 
     ``answers`` lists every agent: planners with their plan's answer, and the
@@ -160,7 +171,7 @@ class PlansMade(_Event):
         raise KeyError(agent)
 
 
-class AnswersUpdated(_Event):
+class AnswersUpdated(EventBase):
     """Every agent's current answer after something changed them (protocols without plans).
 
     ``cause`` says what: ``round 2``, ``execute``, ``final``, ...
@@ -180,7 +191,7 @@ class AnswersUpdated(_Event):
 # -- the floor ----------------------------------------------------------------------------------
 
 
-class SpeakerSelected(_Event):
+class SpeakerSelected(EventBase):
     """Who takes the floor next, and why.
 
     ``rule`` is how the protocol chose (``urgency``, ``fixed_order``, ``phase``,
@@ -197,7 +208,7 @@ class SpeakerSelected(_Event):
     interrupts: str | None = None
 
 
-class Interrupted(_Event):
+class Interrupted(EventBase):
     """A speaker lost the floor with units still queued.
 
     Without ``suspended`` the queue is discarded for good (``discarded``);
@@ -214,7 +225,7 @@ class Interrupted(_Event):
     suspended: bool = False
 
 
-class UtteranceGenerated(_Event):
+class UtteranceGenerated(EventBase):
     """A speaker's whole utterance, split into the units to disclose.
 
     For researchers and replay only: agents see units as they are disclosed.
@@ -239,7 +250,7 @@ class UtteranceGenerated(_Event):
     structured: dict[str, Any] | None = None
 
 
-class UnitDisclosed(_Event):
+class UnitDisclosed(EventBase):
     """One unit made public: a sentence, a character chunk, a token chunk or a whole message."""
 
     type: Literal["unit_disclosed"] = "unit_disclosed"
@@ -256,7 +267,7 @@ class UnitDisclosed(_Event):
         return self.index == self.total - 1
 
 
-class UtteranceCompleted(_Event):
+class UtteranceCompleted(EventBase):
     """The speaker disclosed its whole utterance without being interrupted."""
 
     type: Literal["utterance_completed"] = "utterance_completed"
@@ -265,14 +276,14 @@ class UtteranceCompleted(_Event):
     units: Count
 
 
-class SilentTurn(_Event):
+class SilentTurn(EventBase):
     """Nobody held the floor this turn; everyone re-plans."""
 
     type: Literal["silent_turn"] = "silent_turn"
     consecutive: Positive
 
 
-class UtteranceResumed(_Event):
+class UtteranceResumed(EventBase):
     """A suspended utterance goes on: its queue as it was (``continue``) or regenerated."""
 
     type: Literal["utterance_resumed"] = "utterance_resumed"
@@ -281,7 +292,7 @@ class UtteranceResumed(_Event):
     mode: Literal["continue", "regenerate"]
 
 
-class UtteranceRevised(_Reply):
+class UtteranceRevised(ReplyBase):
     """The undisclosed rest of an utterance was replaced (a rewind, or an incorporated question)."""
 
     type: Literal["utterance_revised"] = "utterance_revised"
@@ -298,10 +309,12 @@ __all__ = [
     "AnswersUpdated",
     "DebateEnded",
     "DebateStarted",
+    "EventBase",
     "InitialAnswersGiven",
     "Interrupted",
     "PhaseStarted",
     "PlansMade",
+    "ReplyBase",
     "SilentTurn",
     "SpeakerSelected",
     "UnitDisclosed",

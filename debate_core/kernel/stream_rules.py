@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from debate_core.config import DebateConfig
-from debate_core.events.acts import ActionComposed, AnalysisMade, Intervention, ListenerDecision
+from debate_core.events.acts import Intervention, ListenerDecision
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
 from debate_core.events.types import DebateEnded, Interrupted, UtteranceGenerated
@@ -109,8 +109,10 @@ class RoleRules(StreamRules):
     """The rules most protocols need, as data: which roles exist and who may do what.
 
     ``roles``: (name, minimum, maximum or None) of every role the variant assigns (empty: no roles).
-    ``speakers``, ``listeners``, ``interrupters``, ``authors`` (interventions), ``analysts`` and
-    ``composers`` (acts): the roles allowed to; None lets any agent. ``suspends``: interruptions
+    ``speakers``, ``listeners``, ``interrupters``, ``authors`` (interventions): the roles allowed
+    to; None lets any agent. ``actors``: the same for a protocol's own event types, as (event type,
+    the field naming the agent, the roles allowed, what it does) - e.g. ACE's
+    ``("analysis_made", "analyst", ("observer",), "analyse")``. ``suspends``: interruptions
     suspend (True), discard (False), or either (None). ``emits``: the event types this variant can
     emit (None: any). ``reasons``: why it can end, besides being stopped or failing. ``decisions``:
     each final-decision rule it uses, with the role of the agent it names (None: no role).
@@ -121,8 +123,7 @@ class RoleRules(StreamRules):
     listeners: tuple[str, ...] | None = None
     interrupters: tuple[str, ...] | None = None
     authors: tuple[str, ...] | None = None
-    analysts: tuple[str, ...] | None = None
-    composers: tuple[str, ...] | None = None
+    actors: tuple[tuple[str, str, tuple[str, ...], str], ...] = ()
     suspends: bool | None = None
     emits: frozenset[str] | None = None
     reasons: frozenset[EndReason] | None = None
@@ -149,13 +150,16 @@ class RoleRules(StreamRules):
             (ListenerDecision, "listener", self.listeners, "decide whether to interrupt"),
             (Interrupted, "interrupter", self.interrupters, "interrupt"),
             (Intervention, "author", self.authors, "intervene"),
-            (AnalysisMade, "analyst", self.analysts, "analyse"),
-            (ActionComposed, "agent", self.composers, "compose acts"),
         )
         for kind, name, allowed, what in checks:
             if allowed is not None and isinstance(event, kind):
                 who = getattr(event, name)
                 if stream.role_of(who) not in allowed:
+                    return f"{who} ({stream.role_of(who)}) may not {what} in this protocol"
+        for type_, name, roles, what in self.actors:
+            if event.type == type_:
+                who = getattr(event, name)
+                if stream.role_of(who) not in roles:
                     return f"{who} ({stream.role_of(who)}) may not {what} in this protocol"
         if isinstance(event, Interrupted) and self.suspends is not None and event.suspended != self.suspends:
             return "interruptions " + ("suspend" if self.suspends else "discard") + " in this protocol"

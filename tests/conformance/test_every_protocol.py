@@ -40,7 +40,7 @@ from storage import Store
 from storage.writer import Writer
 from tests.conformance.setups import params_for
 from tests.test_folds import CONSUMERS
-from ui import charts, render, render_signals
+from ui import charts, render, web_plugins
 from ui.view_model import DebateView
 
 CASES = case_ids()
@@ -95,8 +95,7 @@ def panels(view: DebateView) -> tuple[str, ...]:
         render.transcript_html(view),
         render.result_html(view),
         render.rounds_html(view),
-        render_signals.confidence_html(view),
-        render_signals.reading_html(view),
+        *web_plugins.panel_html(view).values(),
         render.plans_html(view),
         render.plans_html(view, audience=True),
     )

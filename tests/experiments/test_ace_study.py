@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.ace_report import ace_debates, section
+from debate_core.protocols.ace.study.report import ace_debates, section
 from experiments.cli import main
 from storage import Store
 

@@ -10,9 +10,9 @@ from debate_core import ScriptedBackend
 from debate_core.backends import factory
 from debate_core.events import ListenerDecision
 from debate_core.protocols.handraiser.demo import HandRaiserDemo
+from debate_core.protocols.handraiser.study.tree import TreeSampler, TreeSpec, label_for, nodes, write_jsonl
 from experiments.compare import CompareRunner, CompareSpec, Item, system_parts
 from experiments.compare_report import write_report
-from experiments.handraiser_tree import TreeSampler, TreeSpec, label_for, nodes, write_jsonl
 from experiments.runner import ExperimentError
 from storage import Store
 from tests.conftest import QUESTION

@@ -15,14 +15,7 @@ from typing import Any
 
 from debate_core import Message, ScriptedBackend, Signals
 from debate_core.backends import Capability, GenerationRequest
-from debate_core.events import (
-    ActionComposed,
-    AnalysisMade,
-    ContextCompressed,
-    EndReason,
-    Event,
-    SignalsMeasured,
-)
+from debate_core.events import EndReason, Event, SignalsMeasured
 from debate_core.kernel import (
     CharRuleChunker,
     FieldSpec,
@@ -36,6 +29,8 @@ from debate_core.kernel import (
 )
 from debate_core.kernel.signals import token_stats
 from debate_core.protocols import Protocol, Requirement, RoleSpec
+from debate_core.protocols.ace.events import ActionComposed, AnalysisMade
+from debate_core.protocols.sid.events import ContextCompressed
 
 SPEECH_TEXT = (
     "The second letter of the Greek alphabet is beta, and that settles the question for me. "

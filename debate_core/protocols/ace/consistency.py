@@ -27,8 +27,10 @@ def stream_rules(variant: str) -> RoleRules:
     return RoleRules(
         roles=(("debater", 2, 2), ("observer", 1, 1)),
         speakers=("debater",),
-        analysts=("observer",),
-        composers=("debater",),
+        actors=(
+            ("analysis_made", "analyst", ("observer",), "analyse"),
+            ("action_composed", "agent", ("debater",), "compose acts"),
+        ),
         emits=FRAME | {"analysis_made", "action_composed"},
         reasons=frozenset({EndReason.OBSERVER_STOP, EndReason.ROUNDS}),
         decisions={"consensus": None, "majority": None, "judge": "observer"},

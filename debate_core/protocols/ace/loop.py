@@ -40,13 +40,13 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-from debate_core.events.acts import ActionComposed, AnalysisMade
 from debate_core.events.codec import Event
 from debate_core.events.records import AgentAnswer, EndReason, Source
 from debate_core.kernel.chunkers import LineChunker
 from debate_core.kernel.endings import consensus, majority, verdict
 from debate_core.kernel.forms import Form, FormResult
 from debate_core.kernel.table import Replies, Table
+from debate_core.protocols.ace.events import ActionComposed, AnalysisMade
 from debate_core.protocols.ace.forms import AceForms, Analysis, Composition
 from debate_core.protocols.ace.library import ActLibrary
 from debate_core.protocols.ace.params import AceParams

@@ -4,6 +4,8 @@ What it does: implements the ``register_protocols`` hook for ``AceProtocol``. It
 one of the built-ins (``debate_core.plugins.manager.DEFAULT_PLUGINS``), loaded
 through the same path as an outside package's plugin module, so a checkout
 on ``sys.path`` finds it without installed metadata.
+Its events (``register_event_types``: ``events``) and terminal rendering
+(``register_terminal_renderers``: ``terminal``) come in through their hooks too.
 
 What it does not do: decide anything about the protocol (``protocol`` does).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from debate_core.events.types import EventBase
 from debate_core.plugins import hookimpl
 from debate_core.protocols.ace.protocol import AceProtocol
 from debate_core.protocols.base import Protocol
@@ -20,3 +23,32 @@ from debate_core.protocols.base import Protocol
 @hookimpl
 def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
     register(AceProtocol)
+
+
+@hookimpl
+def register_report_sections(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.ace.study.report import REPORT_SECTION
+
+    register(REPORT_SECTION)
+
+
+@hookimpl
+def register_event_types(register: Callable[[type[EventBase]], object]) -> None:
+    from debate_core.protocols.ace.events import ActionComposed, AnalysisMade
+
+    register(AnalysisMade)
+    register(ActionComposed)
+
+
+@hookimpl
+def register_terminal_renderers(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.ace.terminal import RENDERING
+
+    register(RENDERING)
+
+
+@hookimpl
+def register_web_renderers(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.ace.web import WEB
+
+    register(WEB)

@@ -20,3 +20,32 @@ from debate_core.protocols.handraiser.protocol import HandRaiserProtocol
 @hookimpl
 def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
     register(HandRaiserProtocol)
+
+
+@hookimpl
+def register_commands(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.handraiser.study import cli, train_listener
+
+    register(cli.COMMAND)
+    register(train_listener.COMMAND)
+
+
+@hookimpl
+def register_report_sections(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.handraiser.study.report import REPORT_SECTION
+
+    register(REPORT_SECTION)
+
+
+@hookimpl
+def register_web_renderers(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.handraiser.web import WEB
+
+    register(WEB)
+
+
+@hookimpl
+def register_live_controls(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.handraiser.web import CONTROLS
+
+    register(CONTROLS)

@@ -12,7 +12,7 @@ fallback: no explanation, the side then argues from the question alone).
 the correct answer is drawn once per question from the study's seed, as the
 paper assigns them at random, so every policy debates the same positions.
 
-What it does not do: call a backend or store anything (``experiments.positions``
+What it does not do: call a backend or store anything (``debate_core.protocols.handraiser.study.positions``
 does, in the store's pool table, reused across runs).
 """
 

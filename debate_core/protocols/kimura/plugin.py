@@ -4,6 +4,8 @@ What it does: implements the ``register_protocols`` hook for ``KimuraProtocol``.
 one of the built-ins (``debate_core.plugins.manager.DEFAULT_PLUGINS``), loaded
 through the same path as an outside package's plugin module, so a checkout
 on ``sys.path`` finds it without installed metadata.
+Its terminal rendering (``register_terminal_renderers``: ``terminal``)
+comes in through its hook too.
 
 What it does not do: decide anything about the protocol (``protocol`` does).
 """
@@ -20,3 +22,24 @@ from debate_core.protocols.kimura.protocol import KimuraProtocol
 @hookimpl
 def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
     register(KimuraProtocol)
+
+
+@hookimpl
+def register_terminal_renderers(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.kimura.terminal import RENDERING
+
+    register(RENDERING)
+
+
+@hookimpl
+def register_web_renderers(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.kimura.web import WEB
+
+    register(WEB)
+
+
+@hookimpl
+def register_live_controls(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.kimura.web import CONTROLS
+
+    register(CONTROLS)

@@ -20,3 +20,17 @@ from debate_core.protocols.parliament.protocol import ParliamentProtocol
 @hookimpl
 def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
     register(ParliamentProtocol)
+
+
+@hookimpl
+def register_report_sections(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.parliament.study.report import REPORT_SECTION
+
+    register(REPORT_SECTION)
+
+
+@hookimpl
+def register_live_controls(register: Callable[[object], object]) -> None:
+    from debate_core.protocols.parliament.web import CONTROLS
+
+    register(CONTROLS)

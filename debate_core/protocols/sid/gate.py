@@ -16,7 +16,7 @@ the threshold, whether it passed, and the rule in words) for a
 * ``calibrated`` (``SID-c``): a small classifier's probability that the
   answer is right, from (NLL max, entropy max, NLL average, entropy
   average), passed iff >= tau (0.9). The classifier is a ``GateModel``: the
-  weights of a small multilayer perceptron (``experiments.train_gate``
+  weights of a small multilayer perceptron (``debate_core.protocols.sid.study.train_gate``
   trains it with scikit-learn and saves them as JSON), evaluated here in
   plain Python, so nothing is unpickled and scikit-learn is not needed to
   debate.

@@ -41,7 +41,7 @@ from typing import Any
 
 from debate_core.config import SeatKind
 from debate_core.errors import ConfigError
-from debate_core.events.acts import ContextCompressed, SignalsMeasured
+from debate_core.events.acts import SignalsMeasured
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
 from debate_core.kernel.chunkers import WholeMessage
@@ -51,6 +51,7 @@ from debate_core.kernel.signals import token_stats
 from debate_core.kernel.table import Table
 from debate_core.protocols.sid import gate
 from debate_core.protocols.sid.compression import SEPARATORS, compress
+from debate_core.protocols.sid.events import ContextCompressed
 from debate_core.protocols.sid.forms import SidForms
 from debate_core.protocols.sid.params import SidParams
 from debate_core.protocols.sid.views import Reply, SidView

@@ -49,7 +49,8 @@ from typing import Any
 from rich.console import Console
 
 from debate_core.backends.base import GenerationRequest, SamplingParams
-from experiments.listener_data import ANSWERS, Example, read_data, split
+from debate_core.protocols.handraiser.study.listener_data import ANSWERS, Example, read_data, split
+from experiments.extensions import Command
 from experiments.workers import ExperimentError
 
 
@@ -385,3 +386,6 @@ def cmd_train_listener(args: argparse.Namespace, console: Console) -> int:
         soft_wrap=True,
     )
     return 0
+
+
+COMMAND = Command("train-listener", add_parser, cmd_train_listener)

@@ -11,7 +11,7 @@ store), then labels the branches and writes the chat-format JSONL, noting its
 size, label balance and checksum in the experiment's notes.
 
 What it does not do: train (``train_listener``) or sample anything itself
-(``handraiser_tree``).
+(``tree``).
 """
 
 from __future__ import annotations
@@ -23,10 +23,11 @@ from typing import Any
 
 from rich.console import Console
 
+from debate_core.protocols.handraiser.study.positions import position_pool
+from debate_core.protocols.handraiser.study.tree import TreeSampler, TreeSpec, TreeSummary, write_jsonl
 from experiments.compare import mmlu_items
 from experiments.compare_cli import add_backend_options, model_label, study_backend
-from experiments.handraiser_tree import TreeSampler, TreeSpec, TreeSummary, write_jsonl
-from experiments.positions import position_pool
+from experiments.extensions import Command
 from experiments.runner import ExperimentError, Progress
 from storage import Store
 
@@ -117,3 +118,6 @@ def cmd_tree_sample(args: argparse.Namespace, console: Console, progress: Progre
     )
     console.print(f"examples: {written['examples']} ({written['yes']} Yes) written to {args.out}")
     return 1 if summary.failed else 0
+
+
+COMMAND = Command("tree-sample", add_parser, cmd_tree_sample, progress=True)

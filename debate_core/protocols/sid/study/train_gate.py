@@ -36,6 +36,7 @@ from rich.console import Console
 from debate_core.events import DebateStarted, SignalsMeasured, UtteranceGenerated
 from debate_core.kernel.endings import is_correct
 from debate_core.protocols.sid.gate import FEATURES, GateModel, features
+from experiments.extensions import Command
 from experiments.workers import ExperimentError, finished_debates
 from storage import Store
 
@@ -152,3 +153,6 @@ def cmd_train_gate(args: argparse.Namespace, console: Console) -> int:
         highlight=False,
     )
     return 0
+
+
+COMMAND = Command("train-gate", add_parser, cmd_train_gate)

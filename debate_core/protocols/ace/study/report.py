@@ -27,7 +27,9 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from debate_core.events import ActionComposed, EndReason, PhaseStarted
+from debate_core.events import EndReason, PhaseStarted
+from debate_core.protocols.ace.events import ActionComposed
+from experiments.extensions import ReportSection, Section
 from experiments.metrics import Accuracy
 from experiments.workers import finished_debates
 from storage import Store
@@ -195,3 +197,11 @@ def _tokens(debates: Sequence[AceDebate], present: list[str]) -> list[str]:
         generated = statistics.fmean(d.generated_tokens for d in mine)
         lines.append(f"| {system} | {prompt:,.0f} | {generated:,.0f} | {prompt + generated:,.0f} |")
     return [*lines, ""]
+
+
+def report_section(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> Section:
+    """ACE's part of a comparison report (``register_report_sections``): its tables, no figure."""
+    return Section(section(ace_debates(store, runs, systems), systems))
+
+
+REPORT_SECTION = ReportSection("ace", report_section)

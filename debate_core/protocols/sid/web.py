@@ -1,4 +1,4 @@
-"""HTML for a debate driven by self signals (SID): confidence gauges and what each agent read.
+"""SID in the web app: its confidence gauges and what each agent read (live view and replay alike).
 
 What it does: ``confidence_html`` draws, per round, one gauge per measured
 reply (``SignalsMeasured``): a horizontal bar of the score against the
@@ -21,16 +21,24 @@ components stay blank. Every text a model or a person wrote goes through
 ``html.escape``; kept spans are clipped to the text and overlapping ones
 skipped.
 
-What it does not do: fold events (``view_model``) or draw the transcript
-(``render``).
+``WEB`` (registered by ``plugin`` through ``register_web_renderers``) makes
+them the two side panels of a SID debate (``confidence``, ``reading``) and
+folds SID's own ``ContextCompressed`` events into the view
+(``fold_compressed``: each recipient's latest and every one in order).
+
+What it does not do: fold the generic events (``ui.view_model``), draw the
+transcript (``ui.render``), or run the protocol (the engine modules never
+import this one).
 """
 
 from __future__ import annotations
 
 from html import escape
 
+from debate_core.protocols.sid.events import ContextCompressed
 from ui.render_bits import name_html
 from ui.view_model import DebateView, Gauge
+from ui.web_plugins import Panel, WebRenderers
 
 HIGHER_WORDS = (">=", ">", "classifier", "probability")
 LOWER_WORDS = ("<=", "<")
@@ -218,3 +226,19 @@ def reading_html(view: DebateView) -> str:
         "of its characters it did not keep. Highlighted: kept; grey: dropped.</div>"
     )
     return f'<div class="reading-panel"><div class="panel-title">What each agent read</div>{saving}{groups}</div>'
+
+
+def fold_compressed(view: DebateView, event: ContextCompressed) -> None:
+    """A recipient's compression: its latest (``view.compressed``) and every one in order (``view.readings``)."""
+    view.compressed[event.agent] = event
+    view.readings.append(event)
+
+
+WEB = WebRenderers(
+    protocols=("sid",),
+    panels=(
+        Panel("confidence", "Confidence gauges", confidence_html),
+        Panel("reading", "What each agent read", reading_html),
+    ),
+    folds={"context_compressed": fold_compressed},
+)

@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 
 from debate_core.events import UtteranceGenerated
 from debate_core.protocols.handraiser.cost import Cost, debate_cost
+from experiments.extensions import ReportSection, Section
 from experiments.metrics import Accuracy
 from experiments.workers import finished_debates
 from storage import Store
@@ -167,3 +168,12 @@ def figures(rows: Sequence[PolicyRow]) -> list[tuple[str, go.Figure]]:
         )
         found.append(("handraiser-tau-sweep", fig))
     return found
+
+
+def report_section(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> Section:
+    """HandRaiser's part of a comparison report (``register_report_sections``): its policies and their figures."""
+    rows = policy_rows(store, runs, systems)
+    return Section(section(rows), figures(rows)) if rows else Section()
+
+
+REPORT_SECTION = ReportSection("handraiser", report_section)

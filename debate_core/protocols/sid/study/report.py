@@ -28,8 +28,10 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from debate_core.events import ContextCompressed, DebateStarted, EndReason, SignalsMeasured, UtteranceGenerated
+from debate_core.events import DebateStarted, EndReason, SignalsMeasured, UtteranceGenerated
 from debate_core.kernel.endings import is_correct
+from debate_core.protocols.sid.events import ContextCompressed
+from experiments.extensions import ReportSection, Section
 from experiments.metrics import Accuracy
 from experiments.workers import finished_debates
 from storage import Store
@@ -173,3 +175,13 @@ def figure(debates: Sequence[SidDebate]) -> go.Figure | None:
         fig.add_vline(x=threshold, line_dash="dash", annotation_text="exit threshold")
     fig.update_layout(barmode="overlay", xaxis_title="max(NLL max, entropy max)", yaxis_title="debates")
     return fig
+
+
+def report_section(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> Section:
+    """SID's part of a comparison report (``register_report_sections``): its tables and the gate's histogram."""
+    debates = sid_debates(store, runs, systems)
+    gate = figure(debates)
+    return Section(section(debates, systems), [("sid_gate_statistic", gate)] if gate is not None else [])
+
+
+REPORT_SECTION = ReportSection("sid", report_section)

@@ -1,0 +1,14 @@
+"""HandRaiser's study code, a front end of the protocol for ``python -m experiments``.
+
+What it does: ``positions`` (the positions pool: each question's most
+confusing wrong answer and both sides' explanations, stored), ``tree`` and
+``cli`` (the ``tree-sample`` sub-command: listener training data by tree
+sampling), ``listener_data`` and ``train_listener`` (the ``train-listener``
+sub-command: the fine-tuned Yes/No listener), ``report`` (the policies'
+section and figures of a comparison report). It may import ``experiments``
+and ``storage``; the engine never imports it (``plugin`` does, inside its
+hooks).
+
+What it does not do: run debates (the protocol's engine modules and
+``experiments.compare`` do).
+"""
