@@ -31,8 +31,8 @@ from debate_core.backends.factory import BackendSpec, make_backend
 from debate_core.debate import Debate
 from debate_core.events import DebateEnded, PhaseStarted, UtteranceGenerated
 from debate_core.events.records import GenerationInfo
-from debate_core.protocols.ace.events import ActionComposed, AnalysisMade
 from experiments.compare import agents_for, mmlu_items
+from protocols.ace.events import ActionComposed, AnalysisMade
 
 VARIANTS = ("ace", "no_analyze", "no_compose", "no_execute", "parallel")
 

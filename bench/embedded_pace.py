@@ -23,7 +23,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from debate_core import Debate, DebateConfig
 from debate_core.backends.factory import BackendSpec, make_backend
 from debate_core.events import DebateEnded, PlansMade, UnitDisclosed
-from debate_core.protocols.kimura.demo import demo_config
+from protocols.kimura.demo import demo_config
 
 # The app's embedded-model defaults (``ui.setup_panel.EMBEDDED_DEFAULTS``) next to the settings
 # it used before they existed.

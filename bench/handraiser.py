@@ -28,8 +28,8 @@ from debate_core import AgentSpec, DebateConfig
 from debate_core.backends.factory import BackendSpec, make_backend
 from debate_core.debate import Debate
 from debate_core.events import ListenerDecision
-from debate_core.protocols.handraiser.cost import debate_cost
 from experiments.compare import mmlu_items
+from protocols.handraiser.cost import debate_cost
 
 
 def run(debates: int, chunk_tokens: int, reuse: bool) -> None:

@@ -23,7 +23,7 @@ from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
 from debate_core.backends.base import GenerationRequest, ScoredSpan
 from debate_core.backends.scripted import fake_attention, scripted_tokens
 from debate_core.config import Question
-from debate_core.protocols.sid.compression import compress
+from protocols.sid.compression import compress
 
 SIZES_KB = (5, 10, 20, 40, 80)
 QUESTION = Question(

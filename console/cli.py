@@ -63,8 +63,8 @@ from debate_core.errors import BackendError, ConfigError
 from debate_core.events import Event, event_to_json
 from debate_core.kernel.human import HumanChannel
 from debate_core.kernel.seats import HumanSeat, Seat
-from debate_core.protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
 from debate_core.protocols.registry import agent_limit
+from protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -42,12 +42,12 @@ from debate_core.config import AgentSpec, DebateConfig, PromptLayout, Question
 from debate_core.debate import Debate
 from debate_core.errors import ConfigError
 from debate_core.protocols.base import RoleSpec
-from debate_core.protocols.handraiser.positions import Positions, sides_for
 from debate_core.protocols.registry import protocol_class, resolve
 from experiments.bbh import DEFAULT_TASKS as DEFAULT_BBH_TASKS
 from experiments.bbh import check_tasks
 from experiments.runner import Progress, SilentProgress
 from experiments.workers import ExperimentError, StudyDebates, register_study
+from protocols.handraiser.positions import Positions, sides_for
 from storage import Store
 from storage.cells import Lease
 from storage.experiments import RunRecord

@@ -37,12 +37,12 @@ from debate_core.backends import factory
 from debate_core.backends.base import Backend
 from debate_core.backends.scripted import ScriptedBackend
 from debate_core.config import DebateConfig, PromptLayout
-from debate_core.protocols.handraiser.study.positions import position_pool
 from debate_core.protocols.registry import protocol_class
 from experiments import bbh, extensions
 from experiments.compare import DEFAULT_BBH_TASKS, DEFAULT_SYSTEMS, SHARED_COUNTS, CompareRunner, CompareSpec, Item
 from experiments.runner import ExperimentError, Progress
 from experiments.workers import add_lease_options, lease_from
+from protocols.handraiser.study.positions import position_pool
 from storage import Store
 
 

@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from debate_core.events import DebateEnded, DebateStarted, Event, ListenerDecision, UtteranceGenerated
-from debate_core.protocols.ace.events import ActionComposed, AnalysisMade
 from experiments import extensions, paired, scoring
 from experiments.compare import KIND, CompareSpec
 from experiments.images import export_png
+from protocols.ace.events import ActionComposed, AnalysisMade
 
 __all__ = [
     "KIND",

@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from debate_core.backends.base import Backend
 from debate_core.config import AgentSpec, DebateConfig
 from debate_core.kernel.seats import ModelSeat
-from debate_core.protocols.kimura.forms import kimura_forms
-from debate_core.protocols.kimura.prompting import PromptBuilder
-from debate_core.protocols.kimura.state import initial_view
 from experiments.mmlu import MmluQuestion
 from experiments.pool import AGENTS, Sampled
+from protocols.kimura.forms import kimura_forms
+from protocols.kimura.prompting import PromptBuilder
+from protocols.kimura.state import initial_view
 from storage.experiments import PoolAnswer
 
 

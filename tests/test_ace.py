@@ -19,12 +19,12 @@ from debate_core.events import (
     UnitDisclosed,
     UtteranceGenerated,
 )
-from debate_core.protocols.ace.demo import AceDemo
-from debate_core.protocols.ace.events import ActionComposed, AnalysisMade
-from debate_core.protocols.ace.forms import ace_forms
-from debate_core.protocols.ace.library import load_library
-from debate_core.protocols.ace.params import AceParams
-from debate_core.protocols.ace.views import AceView, Stance
+from protocols.ace.demo import AceDemo
+from protocols.ace.events import ActionComposed, AnalysisMade
+from protocols.ace.forms import ace_forms
+from protocols.ace.library import load_library
+from protocols.ace.params import AceParams
+from protocols.ace.views import AceView, Stance
 from tests.conftest import HANG_GUARD_S, QUESTION, of_type
 
 AGENTS = (AgentSpec(name="Ann"), AgentSpec(name="Ben"), AgentSpec(name="Olive"))
@@ -240,7 +240,7 @@ def test_a_researcher_adds_an_act_in_a_file_and_debaters_are_offered_it(tmp_path
 def _packaged_path() -> str:
     from importlib import resources
 
-    return str(resources.files("debate_core.protocols.ace") / "acts.toml")
+    return str(resources.files("protocols.ace") / "acts.toml")
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,7 @@ def offenders(folder: Path, forbidden: set[str], depth: int = 1) -> dict[str, li
 
 
 FRONT_ENDS = {"ui", "storage", "console", "experiments", "gradio", "sqlalchemy", "rich"}
+PROTOCOLS = ROOT / "protocols"
 # A protocol's front-end modules live in its folder under fixed names and may import the front end they serve.
 FRONT_END_MODULES = {
     "web": {"ui", "gradio"},
@@ -42,17 +43,26 @@ FRONT_END_MODULES = {
 }
 
 
+def printing_modules(package: Path) -> list[str]:
+    return [
+        str(path.relative_to(ROOT))
+        for path in package.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+    ]
+
+
 def front_end_of(path: Path) -> str | None:
     """The fixed name a protocol's front-end module has (``web.py`` or ``web/``, ``terminal.py``, ``study/``),
-    or None for an engine module."""
-    parts = path.relative_to(PACKAGE).with_suffix("").parts
-    if len(parts) >= 3 and parts[0] == "protocols" and parts[2] in FRONT_END_MODULES:
-        return parts[2]
+    or None for one of its engine-side modules."""
+    parts = path.relative_to(PROTOCOLS).with_suffix("").parts
+    if len(parts) >= 2 and parts[1] in FRONT_END_MODULES:
+        return parts[1]
     return None
 
 
 def layering_offenders(package: Path) -> dict[str, list[str]]:
-    """Per module: an engine module imports no front end, anywhere; a front-end module only its own."""
+    """Per protocol module: its engine side imports no front end; a front-end module only its own."""
     found = {}
     for path in package.rglob("*.py"):
         allowed = FRONT_END_MODULES.get(front_end_of(path) or "", set())
@@ -62,21 +72,23 @@ def layering_offenders(package: Path) -> dict[str, list[str]]:
     return found
 
 
-def test_engine_imports_no_consumer_and_prints_nothing():
-    assert layering_offenders(PACKAGE) == {}
-    printing = [
-        str(path.relative_to(ROOT))
-        for path in PACKAGE.rglob("*.py")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
-    ]
-    assert printing == []
+def test_engine_imports_no_consumer_no_protocol_and_prints_nothing():
+    """``debate_core`` is a pure library: no front end, no protocol package, no print, anywhere in it."""
+    assert offenders(PACKAGE, FRONT_ENDS | {"protocols"}) == {}
+    assert printing_modules(PACKAGE) == []
 
 
-def test_the_engine_imports_front_end_modules_only_lazily_from_its_plugins():
+def test_protocols_keep_front_ends_in_their_front_end_modules():
+    """A protocol's loop, forms, views and prompts import no front end and print nothing; only its ``web``,
+    ``terminal`` and ``study`` modules reach the front end they serve."""
+    assert layering_offenders(PROTOCOLS) == {}
+    assert [p for p in printing_modules(PROTOCOLS) if front_end_of(ROOT / p) is None] == []
+
+
+def test_protocols_import_front_end_modules_only_lazily_from_their_plugins():
     """A protocol's ``web``, ``terminal`` and ``study`` modules are imported inside plugin.py's hooks, nowhere else
-    in the engine, and never at module level: ``import debate_core`` loads no front end."""
-    modules = module_names(ROOT, "debate_core")
+    on its engine side, and never at module level: loading the protocols loads no front end."""
+    modules = module_names(ROOT, "protocols")
     front = {name for name, path in modules.items() if front_end_of(path)}
     for name, path in modules.items():
         if front_end_of(path):
@@ -87,18 +99,18 @@ def test_the_engine_imports_front_end_modules_only_lazily_from_its_plugins():
             assert not {m for m in imported_modules(path) if m in front}, f"{name} imports a front-end module"
 
 
-def test_a_front_end_import_in_the_engine_is_caught(tmp_path, monkeypatch):
-    package = tmp_path / "debate_core"
-    for folder in ("protocols/p/study", "protocols/p/web"):
+def test_a_front_end_import_in_a_protocol_is_caught(tmp_path, monkeypatch):
+    package = tmp_path / "protocols"
+    for folder in ("p/study", "p/web"):
         (package / folder).mkdir(parents=True)
-    (package / "protocols/p/loop.py").write_text("import rich\n")
-    (package / "protocols/p/study/report.py").write_text("import experiments.metrics\nimport ui\n")
-    (package / "protocols/p/web/panel.py").write_text("import ui.render\n")
-    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", package)
+    (package / "p/loop.py").write_text("import rich\n")
+    (package / "p/study/report.py").write_text("import experiments.metrics\nimport ui\n")
+    (package / "p/web/panel.py").write_text("import ui.render\n")
+    monkeypatch.setattr(sys.modules[__name__], "PROTOCOLS", package)
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert layering_offenders(package) == {
-        "debate_core/protocols/p/loop.py": ["rich"],
-        "debate_core/protocols/p/study/report.py": ["ui"],
+        "protocols/p/loop.py": ["rich"],
+        "protocols/p/study/report.py": ["ui"],
     }
 
 
@@ -120,10 +132,11 @@ def test_the_kernel_knows_no_protocol():
 
 
 def test_protocol_packages_do_not_import_each_other():
-    packages = [p for p in (PACKAGE / "protocols").iterdir() if p.is_dir() and (p / "__init__.py").exists()]
+    packages = [p for p in PROTOCOLS.iterdir() if p.is_dir() and (p / "__init__.py").exists()]
+    assert len(packages) >= 5
     for package in packages:
-        others = {f"debate_core.protocols.{p.name}" for p in packages if p != package}
-        assert offenders(package, others, depth=3) == {}
+        others = {f"protocols.{p.name}" for p in packages if p != package}
+        assert offenders(package, others, depth=2) == {}
 
 
 def test_storage_has_no_import_circle():
@@ -143,7 +156,7 @@ def test_importing_the_package_loads_no_heavy_library():
 
 
 def test_modules_stay_small_and_say_what_they_do():
-    folders = [PACKAGE, ROOT / "storage", ROOT / "ui", ROOT / "experiments", ROOT / "console"]
+    folders = [PACKAGE, PROTOCOLS, ROOT / "storage", ROOT / "ui", ROOT / "experiments", ROOT / "console"]
     for path in (p for folder in folders for p in folder.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         assert len(text.splitlines()) <= 450, f"{path.name} is past ~400 lines: split it"
@@ -169,7 +182,7 @@ def test_storage_plugs_into_the_engine_cli_only_through_an_entry_point():
 
 
 def test_prompt_templates_ship_inside_the_package():
-    names = {p.name for p in (PACKAGE / "protocols" / "kimura" / "prompts").iterdir()}
+    names = {p.name for p in (PROTOCOLS / "kimura" / "prompts").iterdir()}
     assert {"plan.txt", "utterance.txt", "initial_answer.txt", "persona.txt", "fragments.toml"} <= names
 
 
@@ -252,8 +265,9 @@ def import_circle(root: Path, package: str) -> list[str]:
 
 def test_the_engine_has_no_import_circle():
     """Modules depend one way: end conditions and policies read a ``TableState``, never the ``Table``."""
-    circle = import_circle(ROOT, "debate_core")
-    assert circle == [], "an import circle in debate_core: " + " -> ".join(circle)
+    for package in ("debate_core", "protocols"):
+        circle = import_circle(ROOT, package)
+        assert circle == [], f"an import circle in {package}: " + " -> ".join(circle)
     for name in ("endings", "policies", "listening"):
         assert "debate_core.kernel.table" not in imported_modules(PACKAGE / "kernel" / f"{name}.py")
 

@@ -15,7 +15,7 @@ from debate_core.events import (
     UnitDisclosed,
     UtteranceGenerated,
 )
-from debate_core.protocols.kimura.plans import Action
+from protocols.kimura.plans import Action
 from tests.conftest import AGENTS, LISTEN, build_script_backend, first, make_config, of_type, run
 
 ALEX = "Alpha is first. Alpha is the answer. Alpha once more."

@@ -6,7 +6,7 @@ import pytest
 
 from debate_core import Debate
 from debate_core.events import DebateEnded, EndReason, Interrupted, SilentTurn, UnitDisclosed
-from debate_core.protocols.kimura.demo import demo_backend, demo_config
+from protocols.kimura.demo import demo_backend, demo_config
 from tests.conftest import first, of_type
 
 

@@ -19,7 +19,7 @@ from debate_core.events import (
     UtteranceCompleted,
     UtteranceGenerated,
 )
-from debate_core.protocols.kimura.plans import Action, fallback_plan
+from protocols.kimura.plans import Action, fallback_plan
 from tests.conftest import (
     AGENTS,
     LISTEN,

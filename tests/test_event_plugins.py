@@ -79,9 +79,9 @@ def test_a_plugin_event_type_is_registered_with_the_plugin_that_brought_it(monke
     assert types["unit_disclosed"].built_in and not types["tally_taken"].built_in
     assert {"tally_taken", "round_closed"} <= registry.plugin_types() and "tally_taken" in EVENT_TYPES
     # the built-in protocols' own events come through the same hook, from their packages
-    assert types["analysis_made"].plugin == "debate_core.protocols.ace.plugin"
-    assert types["action_composed"].cls.__module__ == "debate_core.protocols.ace.events"
-    assert types["context_compressed"].plugin == "debate_core.protocols.sid.plugin"
+    assert types["analysis_made"].plugin == "protocols.ace.plugin"
+    assert types["action_composed"].cls.__module__ == "protocols.ace.events"
+    assert types["context_compressed"].plugin == "protocols.sid.plugin"
     assert problems() == []
 
 

@@ -17,7 +17,7 @@ from debate_core.events import (
     read_jsonl,
     write_jsonl,
 )
-from debate_core.protocols.kimura.demo import demo_backend, demo_config
+from protocols.kimura.demo import demo_backend, demo_config
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """The front ends ask the plugins: experiments/, ui/ (with app.py), console/ and storage/ name no protocol.
 
-A protocol's own code lives in its package (``debate_core/protocols/<name>/``: its ``web.py``,
+A protocol's own code lives in its package (``protocols/<name>/``: its ``web.py``,
 ``terminal.py``, ``study/``) and reaches a front end through the plugin hooks. This ratchet reads
 each front-end module's code (identifiers, imports and strings; not comments or docstrings) for
 the names of the registered protocols. A file may name one only while it is on its folder's
@@ -34,7 +34,7 @@ STILL_NAMING: dict[str, dict[str, str]] = {
         "storage/migrations/versions/0003_protocols.py": "a migration is history: it moved Kimura's rows once",
     },
 }
-# Kimura's paper study, still to move into debate_core/protocols/kimura/study/ (names no protocol but is one's).
+# Kimura's paper study, still to move into protocols/kimura/study/ (names no protocol but is one's).
 STILL_TO_MOVE = {"runner.py", "spec.py", "pool.py", "pool_generation.py", "scripted.py", "analysis.py", "metrics.py"}
 STILL_TO_MOVE |= {"figures.py", "report.py"}
 

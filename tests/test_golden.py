@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from debate_core.events import EVENT_SCHEMA_VERSION, RENAMED_TYPES, event_from_dict
-from debate_core.protocols.kimura.protocol import KimuraParams
+from protocols.kimura.protocol import KimuraParams
 from tests.golden.scenarios import PROMPTED, SCENARIOS, dumps, normalise, prompts_of, read_golden
 
 DEMO = ("demo",)  # uses the spaCy pipeline (loaded once per session)

@@ -20,12 +20,12 @@ from debate_core.events import (
     UtteranceGenerated,
     event_to_dict,
 )
-from debate_core.protocols.handraiser.cost import debate_cost
-from debate_core.protocols.handraiser.demo import DECISIVE, HandRaiserDemo
-from debate_core.protocols.handraiser.forms import parse_vote
-from debate_core.protocols.handraiser.replayed import listener_messages
-from debate_core.protocols.handraiser.sides import assign_sides
-from debate_core.protocols.handraiser.views import HandView, said_prefix
+from protocols.handraiser.cost import debate_cost
+from protocols.handraiser.demo import DECISIVE, HandRaiserDemo
+from protocols.handraiser.forms import parse_vote
+from protocols.handraiser.replayed import listener_messages
+from protocols.handraiser.sides import assign_sides
+from protocols.handraiser.views import HandView, said_prefix
 from tests.conftest import HANG_GUARD_S, QUESTION, of_type
 
 AGENTS = (AgentSpec(name="Pro"), AgentSpec(name="Con"), AgentSpec(name="Moderator"))
@@ -134,7 +134,7 @@ def test_sides_are_assigned_the_correct_answer_and_a_wrong_option_at_random_by_s
 
 
 def cfg_params(cfg):
-    from debate_core.protocols.handraiser.params import HandRaiserParams
+    from protocols.handraiser.params import HandRaiserParams
 
     return HandRaiserParams.model_validate(cfg.params)
 

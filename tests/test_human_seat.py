@@ -33,10 +33,10 @@ from debate_core.events import (
 )
 from debate_core.kernel.history import HistoryLine, LineKind
 from debate_core.kernel.human import HumanRequest
-from debate_core.protocols.kimura.forms import kimura_forms
-from debate_core.protocols.kimura.plans import fallback_plan
-from debate_core.protocols.kimura.prompting import PromptBuilder
-from debate_core.protocols.kimura.views import AgentView, UtteranceView
+from protocols.kimura.forms import kimura_forms
+from protocols.kimura.plans import fallback_plan
+from protocols.kimura.prompting import PromptBuilder
+from protocols.kimura.views import AgentView, UtteranceView
 from tests.conftest import (
     QUESTION,
     SentenceSplitter,

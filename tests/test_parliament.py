@@ -26,7 +26,7 @@ from debate_core.events import (
     event_to_dict,
 )
 from debate_core.kernel.chunkers import CharRuleChunker
-from debate_core.protocols.parliament.answers import find_line, normalize_answer
+from protocols.parliament.answers import find_line, normalize_answer
 from tests.conftest import HANG_GUARD_S, QUESTION, of_type
 
 PROVER, CRITIC = "Gov", "Opp"

@@ -8,7 +8,7 @@ import pytest
 
 from debate_core.events import Action, ActionPlan
 from debate_core.kernel.forms import FormInvalid as PlanInvalid
-from debate_core.protocols.kimura.plans import (
+from protocols.kimura.plans import (
     allowed_actions,
     fallback_plan,
     parse_initial_answer,

@@ -26,10 +26,11 @@ from console.listing import show_protocols
 from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
 from debate_core.errors import ConfigError
 from debate_core.events import DebateEnded, EndReason, UnitDisclosed
-from debate_core.plugins import DEFAULT_PLUGINS, manager, plugin_manager, plugins, problems
+from debate_core.plugins import manager, plugin_manager, plugins, problems
 from debate_core.protocols import describe, registry
-from debate_core.protocols.kimura import KimuraProtocol
-from debate_core.protocols.parliament import ParliamentProtocol
+from protocols import PLUGINS
+from protocols.kimura import KimuraProtocol
+from protocols.parliament import ParliamentProtocol
 from tests.conftest import QUESTION, of_type
 from tests.fixtures.plugins.rounds import PluginDuel, PluginRounds
 
@@ -56,10 +57,10 @@ def test_the_five_built_ins_come_through_the_manager_as_built_in():
     info = {i.name: i for i in describe()}
     assert set(info) >= BUILT_INS
     for name in BUILT_INS:
-        assert (info[name].source, info[name].plugin) == ("built-in", f"debate_core.protocols.{name}.plugin")
+        assert (info[name].source, info[name].plugin) == ("built-in", f"protocols.{name}.plugin")
         assert registry.source_of(name) == "built-in"
     assert info["kimura"].paper.startswith("Interruptible Multi-Agent Debate")
-    assert [(p.name, p.source) for p in plugins()] == [(m, "built-in") for m in DEFAULT_PLUGINS]
+    assert [(p.name, p.source) for p in plugins()] == [(m, "built-in") for m in PLUGINS]
 
 
 def test_a_plugin_named_in_debate_plugins_registers_its_protocols_and_one_runs(monkeypatch):
@@ -142,7 +143,7 @@ def test_a_run_time_register_cannot_take_a_plugins_name():
     class Impostor(KimuraProtocol):
         pass
 
-    with pytest.raises(ConfigError, match=r"already registered as 'kimura' \(by plugin debate_core"):
+    with pytest.raises(ConfigError, match=r"already registered as 'kimura' \(by plugin protocols\.kimura"):
         registry.register(Impostor)
     assert registry.protocol_class("kimura") is KimuraProtocol
 
@@ -164,7 +165,7 @@ def test_an_installed_package_registers_its_plugin_module_by_entry_point(monkeyp
 
 def test_the_old_entry_point_group_still_works_with_a_deprecation_warning(monkeypatch):
     group = registry.LEGACY_ENTRY_POINT_GROUP
-    stale = EntryPoint("parliament", "debate_core.protocols.parliament:ParliamentProtocol", group)
+    stale = EntryPoint("parliament", "protocols.parliament:ParliamentProtocol", group)
     outside = EntryPoint("plugin-rounds", f"{FIXTURES}.rounds:PluginRounds", group)
     monkeypatch.setattr(registry, "entry_points", lambda group: [stale, outside])
     registry.reload()
@@ -216,5 +217,5 @@ def test_the_manager_is_built_once_when_many_threads_ask_at_once(monkeypatch):
         thread.join()
     assert len(seen) == 8 and len({id(pm) for pm, _ in seen}) == 1
     assert all(found == seen[0][1] and "plugin-rounds" in found for _, found in seen)
-    assert [p.name for p in plugins()] == [*DEFAULT_PLUGINS, f"{FIXTURES}.rounds"]
+    assert [p.name for p in plugins()] == [*PLUGINS, f"{FIXTURES}.rounds"]
     assert problems() == []

@@ -7,9 +7,9 @@ import itertools
 from debate_core.config import AgentSpec, DebateConfig, Question
 from debate_core.events import Action, ActionPlan
 from debate_core.kernel.history import HistoryLine, LineKind
-from debate_core.protocols.kimura.plans import WHEN_FLOOR_FREE, WHEN_FLOOR_HELD
-from debate_core.protocols.kimura.prompting import PromptBuilder
-from debate_core.protocols.kimura.views import AgentView, InitialAnswerView, UtteranceView
+from protocols.kimura.plans import WHEN_FLOOR_FREE, WHEN_FLOOR_HELD
+from protocols.kimura.prompting import PromptBuilder
+from protocols.kimura.views import AgentView, InitialAnswerView, UtteranceView
 
 QUESTION = Question(text="Costs $5 or {x}?", options=("${tokens_left}", "{name}"), answer="A")
 
@@ -102,7 +102,7 @@ def test_config_defaults_render_a_paper_style_question():
 
 def test_cached_layout_only_appends_between_turns():
     from debate_core import Debate
-    from debate_core.protocols.kimura.demo import demo_backend, demo_config
+    from protocols.kimura.demo import demo_backend, demo_config
 
     config = demo_config(prompt_layout="cached", seed=1, token_budget=400)
     backend = demo_backend(config)

@@ -238,7 +238,7 @@ def test_a_point_of_information_suspends_the_speech_which_then_resumes(variant):
 
 
 def test_all_event_types_occur_across_the_protocols(real_segmenter):
-    from debate_core.protocols.kimura.demo import demo_backend, demo_config
+    from protocols.kimura.demo import demo_backend, demo_config
 
     config = demo_config(seed=1)
     kinds = {e.type for e in Debate(config, demo_backend(config), segmenter=real_segmenter).run()}

@@ -18,10 +18,10 @@ from debate_core.backends.scripted import SCRIPTED_VOCAB_SIZE, ScriptedReply, sc
 from debate_core.errors import CapabilityError, ConfigError
 from debate_core.events import EndReason, SignalsMeasured, UtteranceGenerated
 from debate_core.events.records import TokenStats
-from debate_core.protocols.sid import gate
-from debate_core.protocols.sid.compression import SEPARATORS, compress, keep_top, merge, widen
-from debate_core.protocols.sid.demo import SidDemo
-from debate_core.protocols.sid.events import ContextCompressed
+from protocols.sid import gate
+from protocols.sid.compression import SEPARATORS, compress, keep_top, merge, widen
+from protocols.sid.demo import SidDemo
+from protocols.sid.events import ContextCompressed
 from tests.conftest import HANG_GUARD_S, QUESTION, of_type
 
 AGENTS = (AgentSpec(name="Alex"), AgentSpec(name="Chris"), AgentSpec(name="Jenny"))
@@ -332,7 +332,7 @@ def test_free_form_answers_are_scored_exactly_and_plain_numbers_by_value(said, e
 
 # -- beyond the paper: Kimura's urgency from measured confidence ------------------------------------------------
 def _kimura(urgency: str) -> tuple[DebateConfig, object]:
-    from debate_core.protocols.kimura.demo import DemoScript
+    from protocols.kimura.demo import DemoScript
 
     cfg = DebateConfig(
         question=QUESTION, agents=AGENTS, protocol="kimura", variant="interruptible", params={"urgency": urgency},
@@ -374,7 +374,7 @@ def test_kimuras_urgency_can_come_from_the_plans_measured_confidence():
 
 
 def test_urgency_both_averages_and_needs_token_statistics():
-    from debate_core.protocols.kimura.confidence import effective
+    from protocols.kimura.confidence import effective
 
     assert effective(8, 2, "both") == 5 and effective(8, 3, "both") == 6 and effective(8, 3, "confidence") == 3
     assert effective(8, 3, "stated") == 8

@@ -25,7 +25,7 @@ from debate_core.backends.hf import TransformersBackend
 from debate_core.backends.hf.attention import tokens_in
 from debate_core.backends.hf.prompt import tokenize_prompt
 from debate_core.events import SignalsMeasured
-from debate_core.protocols.sid.events import ContextCompressed
+from protocols.sid.events import ContextCompressed
 from tests.conftest import of_type
 
 

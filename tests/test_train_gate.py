@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from debate_core.protocols.sid.gate import GateModel
-from debate_core.protocols.sid.study.train_gate import _split, examples, train
 from experiments.cli import main
 from experiments.workers import ExperimentError
+from protocols.sid.gate import GateModel
+from protocols.sid.study.train_gate import _split, examples, train
 from storage import Store
 
 MMLU = Path(__file__).resolve().parent / "fixtures"
@@ -72,7 +72,7 @@ def test_the_command_reads_a_stored_exit_study_and_writes_a_loadable_gate(tmp_pa
     assert "both right and wrong" in capsys.readouterr().out
     assert main(["train-gate", "--experiment", "nothing", "--db", db, "--out", str(out)]) == 2
     assert "no experiment 'nothing'" in capsys.readouterr().out
-    monkeypatch.setattr("debate_core.protocols.sid.study.train_gate.examples", lambda store, experiments: synthetic())
+    monkeypatch.setattr("protocols.sid.study.train_gate.examples", lambda store, experiments: synthetic())
     assert main(["train-gate", "--experiment", "held", "--db", db, "--out", str(out)]) == 0
     written = json.loads(out.read_text(encoding="utf-8"))
     assert written["record"]["examples"] == 80

@@ -16,10 +16,10 @@ import pytest
 
 from debate_core.backends.base import GenerationRequest, Message, SamplingParams, Signals
 from debate_core.kernel.policies import parse_decision
-from debate_core.protocols.handraiser.study.listener_data import parse_line, read_data, split
-from debate_core.protocols.handraiser.study.train_listener import Settings, check_out, encode, train
 from experiments.cli import main
 from experiments.workers import ExperimentError
+from protocols.handraiser.study.listener_data import parse_line, read_data, split
+from protocols.handraiser.study.train_listener import Settings, check_out, encode, train
 
 SYSTEM = "You are the moderator of a debate between Pro and Con."
 

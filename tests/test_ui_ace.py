@@ -11,8 +11,8 @@ import gradio as gr
 import pytest
 
 from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
-from debate_core.protocols.ace.demo import AceDemo
-from debate_core.protocols.ace.events import AnalysisMade
+from protocols.ace.demo import AceDemo
+from protocols.ace.events import AnalysisMade
 from tests.conftest import QUESTION
 from ui import render, seat_form
 from ui.session import SCRIPTED, LiveSession, backend_for
@@ -163,7 +163,7 @@ def test_the_table_grows_round_by_round_and_shows_the_pick_before_the_end():
 
 
 def test_a_debate_that_does_not_answer_in_rounds_has_no_table():
-    from debate_core.protocols.kimura.demo import demo_backend, demo_config
+    from protocols.kimura.demo import demo_backend, demo_config
 
     kimura = demo_config(seed=1, max_turns=3)
     assert render.rounds_html(DebateView.from_events(Debate(kimura, demo_backend(kimura)).run())) == ""

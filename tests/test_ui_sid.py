@@ -13,10 +13,10 @@ import pytest
 from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
 from debate_core.events import SignalsMeasured
 from debate_core.events.records import TokenStats
-from debate_core.protocols.kimura.demo import demo_backend, demo_config
-from debate_core.protocols.sid import web as render_signals
-from debate_core.protocols.sid.demo import SidDemo
-from debate_core.protocols.sid.events import ContextCompressed
+from protocols.kimura.demo import demo_backend, demo_config
+from protocols.sid import web as render_signals
+from protocols.sid.demo import SidDemo
+from protocols.sid.events import ContextCompressed
 from tests.conftest import QUESTION
 from ui import render, seat_form
 from ui.live_stream import Drawn, LiveView, updates

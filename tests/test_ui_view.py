@@ -7,7 +7,7 @@ import time
 
 from debate_core import Debate, ScriptedBackend
 from debate_core.events import Interrupted, PlansMade, SilentTurn, UnitDisclosed
-from debate_core.protocols.kimura.demo import demo_backend, demo_config
+from protocols.kimura.demo import demo_backend, demo_config
 from ui import charts, render
 from ui.session import LiveSession
 from ui.view_model import DebateView

@@ -8,7 +8,7 @@ Every text a model or a person wrote goes through ``html.escape``.
 
 What it does not do: draw the transcript (``render``) or a protocol's own
 lines (its ``web`` module: ACE's analyses and acts are in
-``debate_core/protocols/ace/web.py``).
+``protocols/ace/web.py``).
 """
 
 from __future__ import annotations

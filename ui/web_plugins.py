@@ -32,7 +32,7 @@ recorded and left out.
 
 What it does not do: lay out Gradio components (``live_panel``,
 ``replay_panel``), fold events (``view_model``) or name any protocol: each
-protocol's specs live in its own ``debate_core/protocols/<name>/web.py``.
+protocol's specs live in its own ``protocols/<name>/web.py``.
 """
 
 from __future__ import annotations

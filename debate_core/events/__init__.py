@@ -6,7 +6,7 @@ made of (``records``), the open registry of event types (``registry``: a
 protocol plugin adds its own through the ``register_event_types`` hook) and
 their conversion to and from plain data (``codec``) under one import path:
 ``from debate_core.events import ...``. A protocol's own events are imported
-from its package (``debate_core.protocols.<name>.events``), not from here.
+from its package (``protocols.<name>.events``), not from here.
 
 What it does not do: decide anything, or write files other than JSON lines.
 """

@@ -3,7 +3,7 @@
 What it does: re-exports ``hookimpl``, the marker a plugin module puts on its
 hook functions, and ``plugin_manager()``, the process's pluggy manager. The
 five built-in protocols are plugins registered exactly as an outside package's
-are (``manager.DEFAULT_PLUGINS``); ``hookspecs`` lists the hooks a plugin may
+are (the modules the top-level ``protocols`` package lists); ``hookspecs`` lists the hooks a plugin may
 implement.
 
 What it does not do: keep the protocols (``debate_core.protocols.registry``
@@ -12,7 +12,7 @@ asks the manager and keeps them) or import any plugin before it is asked for.
 
 from debate_core.plugins.hookspecs import PROJECT, hookimpl
 from debate_core.plugins.manager import (
-    DEFAULT_PLUGINS,
+    BUILT_IN_PACKAGE,
     ENTRY_POINT_GROUP,
     ENV_VAR,
     PluginInfo,
@@ -26,7 +26,7 @@ from debate_core.plugins.manager import (
 )
 
 __all__ = [
-    "DEFAULT_PLUGINS",
+    "BUILT_IN_PACKAGE",
     "ENTRY_POINT_GROUP",
     "ENV_VAR",
     "PROJECT",

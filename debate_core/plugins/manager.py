@@ -2,10 +2,11 @@
 
 What it does: ``plugin_manager()`` builds the process's pluggy manager once
 (thread-safe) and registers, in this order and all through ``_register``:
-the built-in plugins (``DEFAULT_PLUGINS``: one ``plugin`` module per protocol
-package, imported by name, so a plain checkout on ``sys.path`` sees them
-without being installed); every entry point of installed packages in the one
-group ``interruptible_debate`` (each naming a plugin module, as pytest and
+the built-in plugins (the modules the top-level ``protocols`` package lists
+in ``PLUGINS``: one ``plugin`` module per protocol package, imported by name,
+so a plain checkout on ``sys.path`` sees them without being installed);
+every entry point of installed packages in the one group
+``interruptible_debate`` (each naming a plugin module, as pytest and
 simonw/llm load theirs); and the modules named in ``$DEBATE_PLUGINS``
 (comma-separated module names, for development). It remembers where each
 plugin came from (``"built-in"``, ``"entry point <distribution> <version>"``,
@@ -41,13 +42,9 @@ ENTRY_POINT_GROUP = hookspecs.PROJECT
 ENV_VAR = "DEBATE_PLUGINS"
 BUILT_IN = "built-in"
 FROM_ENV = ENV_VAR
-DEFAULT_PLUGINS = (
-    "debate_core.protocols.kimura.plugin",
-    "debate_core.protocols.parliament.plugin",
-    "debate_core.protocols.handraiser.plugin",
-    "debate_core.protocols.ace.plugin",
-    "debate_core.protocols.sid.plugin",
-)
+# The package of built-in plugins: it lists its plugin modules in ``PLUGINS``. The engine names the package,
+# never a protocol, and imports it only when the manager is first built.
+BUILT_IN_PACKAGE = "protocols"
 
 
 @dataclass(frozen=True)
@@ -113,6 +110,16 @@ def record_problem(message: str) -> None:
         _PROBLEMS.append(message)
 
 
+def built_in_plugins() -> tuple[str, ...]:
+    """The built-in plugin modules, as ``protocols.PLUGINS`` lists them (none, with a problem, if it is missing)."""
+    try:
+        package = importlib.import_module(BUILT_IN_PACKAGE)
+    except ImportError as exc:
+        record_problem(f"built-in plugins: package {BUILT_IN_PACKAGE!r} does not import ({exc})")
+        return ()
+    return tuple(getattr(package, "PLUGINS", ()))
+
+
 def env_plugins() -> list[str]:
     """The module names in ``$DEBATE_PLUGINS`` (comma-separated; blanks ignored)."""
     return [name.strip() for name in os.environ.get(ENV_VAR, "").split(",") if name.strip()]
@@ -121,7 +128,7 @@ def env_plugins() -> list[str]:
 def _build(infos: dict[str, PluginInfo]) -> pluggy.PluginManager:
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
-    for module in DEFAULT_PLUGINS:
+    for module in built_in_plugins():
         _register(pm, infos, module, partial(importlib.import_module, module), BUILT_IN)
     # pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP) does the same, but one plugin that fails to
     # import would abort the loop and leave the later ones out; this loop isolates each.

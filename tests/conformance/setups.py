@@ -14,7 +14,7 @@ from typing import Any
 
 
 def _gate_file(folder: Path) -> str:
-    from debate_core.protocols.sid import gate
+    from protocols.sid import gate
 
     data = {
         "features": list(gate.FEATURES),

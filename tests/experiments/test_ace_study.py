@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from debate_core.protocols.ace.study.report import ace_debates, section
 from experiments.cli import main
+from protocols.ace.study.report import ace_debates, section
 from storage import Store
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bbh_sample"

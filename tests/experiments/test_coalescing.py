@@ -7,7 +7,7 @@ import threading
 from debate_core import Debate, ScriptedBackend
 from debate_core.backends.coalescing import CoalescingBackend
 from debate_core.errors import BackendError
-from debate_core.protocols.kimura.demo import DemoScript, demo_config
+from protocols.kimura.demo import DemoScript, demo_config
 
 
 class Router:

@@ -9,11 +9,11 @@ import pytest
 from debate_core import ScriptedBackend
 from debate_core.backends import factory
 from debate_core.events import ListenerDecision
-from debate_core.protocols.handraiser.demo import HandRaiserDemo
-from debate_core.protocols.handraiser.study.tree import TreeSampler, TreeSpec, label_for, nodes, write_jsonl
 from experiments.compare import CompareRunner, CompareSpec, Item, system_parts
 from experiments.compare_report import write_report
 from experiments.runner import ExperimentError
+from protocols.handraiser.demo import HandRaiserDemo
+from protocols.handraiser.study.tree import TreeSampler, TreeSpec, label_for, nodes, write_jsonl
 from storage import Store
 from tests.conftest import QUESTION
 

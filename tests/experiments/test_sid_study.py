@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from debate_core.protocols.sid.study.report import sid_debates, token_ratio
 from experiments.cli import main
+from protocols.sid.study.report import sid_debates, token_ratio
 from storage import Store
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

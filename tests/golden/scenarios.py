@@ -25,7 +25,7 @@ from typing import Any
 
 from debate_core import AgentSpec, Debate, HumanChannel, HumanSeat, SeatKind
 from debate_core.errors import BackendError
-from debate_core.protocols.kimura.demo import demo_backend, demo_config
+from protocols.kimura.demo import demo_backend, demo_config
 from tests.conftest import QUESTION, SentenceSplitter, build_script_backend, make_config
 
 HERE = Path(__file__).resolve().parent

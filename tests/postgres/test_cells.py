@@ -18,8 +18,8 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from debate_core import Debate
-from debate_core.protocols.kimura.demo import demo_backend, demo_config
 from experiments.workers import StudyDebates
+from protocols.kimura.demo import demo_backend, demo_config
 from storage import Store
 from storage.cells import CELLS, FINISHED, PENDING, RUNNING, Lease, LeaseLost
 from storage.db import writer

@@ -13,8 +13,8 @@ from sqlalchemy import inspect, text
 
 from debate_core import Debate, Question
 from debate_core.events import DebateEnded
-from debate_core.protocols.kimura.demo import demo_backend, demo_config
 from experiments.cli import main
+from protocols.kimura.demo import demo_backend, demo_config
 from storage import Recorder, Store
 from storage.db import MIGRATIONS, database_url, open_engine
 from storage.experiments import PoolAnswer, RunRecord

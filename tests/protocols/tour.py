@@ -29,8 +29,8 @@ from debate_core.kernel import (
 )
 from debate_core.kernel.signals import token_stats
 from debate_core.protocols import Protocol, Requirement, RoleSpec
-from debate_core.protocols.ace.events import ActionComposed, AnalysisMade
-from debate_core.protocols.sid.events import ContextCompressed
+from protocols.ace.events import ActionComposed, AnalysisMade
+from protocols.sid.events import ContextCompressed
 
 SPEECH_TEXT = (
     "The second letter of the Greek alphabet is beta, and that settles the question for me. "

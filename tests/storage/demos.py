@@ -39,7 +39,7 @@ def _agents(protocol: str, variant: str) -> tuple[AgentSpec, ...]:
 
 def _gate_file(folder: Path) -> str:
     """A trained gate (one layer: P(right) falls with the NLL maximum), as ``train-gate`` saves one."""
-    from debate_core.protocols.sid import gate
+    from protocols.sid import gate
 
     data = {
         "features": list(gate.FEATURES),

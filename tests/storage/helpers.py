@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from debate_core import Debate, DebateConfig, Question
 from debate_core.events import Event
-from debate_core.protocols.kimura.demo import demo_backend, demo_config
+from protocols.kimura.demo import demo_backend, demo_config
 from storage import Store
 from storage.models import Base
 from tests.conftest import SentenceSplitter, build_script_backend, make_config

@@ -8,7 +8,7 @@ import time
 from debate_core import Debate, ScriptedBackend
 from debate_core.backends.base import GenerationRequest
 from debate_core.events import Event
-from debate_core.protocols.kimura.demo import DemoScript, demo_config
+from protocols.kimura.demo import DemoScript, demo_config
 from storage import Store
 from tests.conftest import SentenceSplitter
 

@@ -29,7 +29,7 @@ DEADLINE_S = 40.0
 CHILD = r"""
 import pathlib, sys, time
 from debate_core import Debate, ScriptedBackend
-from debate_core.protocols.kimura.demo import DemoScript, demo_config
+from protocols.kimura.demo import DemoScript, demo_config
 from storage import Store
 from tests.conftest import SentenceSplitter
 

@@ -8,7 +8,7 @@ import pytest
 
 from debate_core import Debate
 from debate_core.events import PlansMade
-from debate_core.protocols.kimura.demo import demo_backend, demo_config
+from protocols.kimura.demo import demo_backend, demo_config
 from storage import Store
 from tests.conftest import SentenceSplitter
 from tests.storage.helpers import record_quick

@@ -9,7 +9,7 @@ from debate_core import Debate, ScriptedBackend
 from debate_core.backends.base import GenerationRequest
 from debate_core.errors import BackendError
 from debate_core.events import DebateEnded, DebateStarted, EndReason, PlansMade
-from debate_core.protocols.kimura.demo import DemoScript, demo_backend, demo_config
+from protocols.kimura.demo import DemoScript, demo_backend, demo_config
 from storage import Store
 from tests.conftest import SentenceSplitter, make_config, of_type
 from tests.storage.helpers import failing_script, row_counts

@@ -16,7 +16,7 @@ import storage.transcript
 from debate_core import Debate, ScriptedBackend
 from debate_core.errors import BackendError
 from debate_core.events import DebateEnded, PlansMade
-from debate_core.protocols.kimura.demo import demo_backend, demo_config
+from protocols.kimura.demo import demo_backend, demo_config
 from storage import Store, TranscriptError
 from storage.models import DisclosureRow, InitialAnswerRow, ParticipantRow, PlanRow, UtteranceRow
 from tests.conftest import SentenceSplitter, make_config

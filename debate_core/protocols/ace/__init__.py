@@ -1,5 +1,0 @@
-"""ACE: Analyze-Compose-Execute debate with an observer and a library of discussion acts, and its baselines."""
-
-from debate_core.protocols.ace.protocol import AceProtocol
-
-__all__ = ["AceProtocol"]

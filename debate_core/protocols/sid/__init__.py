@@ -1,5 +1,0 @@
-"""SID: a debate driven by the model's own signals (confidence-gated early exit, attention compression)."""
-
-from debate_core.protocols.sid.protocol import SidProtocol
-
-__all__ = ["SidProtocol"]

@@ -1,0 +1,276 @@
+"""ACE's rounds and the parallel baseline's, driven over the kernel's moves.
+
+What it does: ``Circle`` knows one debate's debaters and observer, keeps each
+debater's last public reply (``Stance``) and the comments addressed to it,
+builds every request's ``AceView``, and publishes a round's replies: the
+kernel's ``say`` (one unit per line: each explanation item, the comment, the
+answer line), their disclosure in that round's turn, and the debaters'
+answers updated. Then:
+
+* ``ace`` (and its ablations): round 1, every debater answers at once
+  (``answer``). Each later round is **Analyze** (the observer compares the
+  pair and may stop the debate; ``AnalysisMade``), **Compose** (each debater
+  picks one act about itself and one about its peer from the library and
+  writes its action; ``ActionComposed``), **Execute** (each debater carries
+  out its action: answer, items, comments). The debate stops when the
+  observer says so (``observer_stop``) or after ``rounds`` rounds
+  (``rounds``). Ablations: ``no_analyze`` skips Analyze (no stop before the
+  cap; Compose sees only the debater's own reply, no auxiliary information;
+  Execute still shows the peer's reply); ``no_compose`` draws both acts at
+  random from the library with the debate's seeded generator (recorded with
+  source ``policy``); ``no_execute`` asks for the acts and the new answer in
+  one step (``compose_execute``) and publishes that answer.
+* **The final answer** (the paper is silent; the project's rule): the answer
+  every debater gives when they agree (``consensus``); otherwise, with
+  ``final=observer``, the observer's pick among the debaters' answers
+  (``judge``); if the pick is unusable, or with ``final=majority``, the
+  kernel's majority of the debaters with its seeded tie rule.
+* ``parallel`` (Du et al.'s multi-agent debate, the baseline): every debater
+  answers, then for ``rounds - 1`` rounds each sees the others' previous
+  replies and revises (``revise``), all at once; the majority of the last
+  round decides (ties: the seeded draw), ending ``rounds``.
+
+What it does not do: parse or word anything (``forms``, ``prompts/``), or make
+a kernel move of its own: asking, saying, disclosing, updating answers and
+finishing are the ``Table``'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
+
+from debate_core.events.codec import Event
+from debate_core.events.records import AgentAnswer, EndReason, Source
+from debate_core.kernel.chunkers import LineChunker
+from debate_core.kernel.endings import consensus, majority, verdict
+from debate_core.kernel.forms import Form, FormResult
+from debate_core.kernel.table import Replies, Table
+from protocols.ace.events import ActionComposed, AnalysisMade
+from protocols.ace.forms import AceForms, Analysis, Composition
+from protocols.ace.library import ActLibrary
+from protocols.ace.params import AceParams
+from protocols.ace.prompting import stance_text
+from protocols.ace.views import AceView, Stance
+
+LINES = LineChunker()
+
+
+class Circle:
+    """One debate's seats, last replies and repeated moves (see the module docstring)."""
+
+    def __init__(self, table: Table, params: AceParams, variant: str, forms: AceForms, library: ActLibrary) -> None:
+        self.table, self.params, self.variant, self.forms, self.library = table, params, variant, forms, library
+        self.debaters = table.with_role("debater")
+        observers = table.with_role("observer")
+        self.observer = observers[0] if observers else None
+        self.stances: dict[str, Stance] = {name: Stance(name, None) for name in self.debaters}
+        self.comments: dict[str, tuple[tuple[str, str], ...]] = {name: () for name in self.debaters}
+        self.round = 1
+
+    def view(self, agent: str, **fields: Any) -> AceView:
+        spec = self.table.config.agent(agent)
+        role = self.table.role_of(agent) or "debater"
+        values: dict[str, Any] = {
+            "agent": agent,
+            "role": role,
+            "question": self.table.config.question,
+            "persona": spec.persona,
+            "brief": spec.brief,
+            "round": self.round,
+            "max_rounds": self.params.rounds,
+            "items": self.params.items,
+            "item_chars": self.params.item_chars,
+            "token_cap": self.table.config.max_new_tokens,
+            "library": self.library,
+        }
+        if role == "observer":
+            values["peers"] = tuple(self.stances[name] for name in self.debaters)
+        else:
+            values["own"] = self.stances[agent]
+            values["peers"] = tuple(self.stances[name] for name in self.debaters if name != agent)
+            values["comments"] = self.comments[agent]
+        values.update(fields)
+        return AceView(**values)
+
+    def ask(self, form: Form[AceView, Any], who: list[str], view: Callable[[str], AceView]) -> Replies[Any]:
+        return self.table.ask(form, who, view, nonce=self.round)
+
+    def publish(self, replies: Replies[Stance] | dict[str, FormResult[Stance]], kind: str) -> Iterator[Event]:
+        """Say and disclose every debater's reply (seat order), then update their answers."""
+        table = self.table
+        for name in self.debaters:
+            reply = replies[name]
+            stance = reply.value
+            text = reply.map(stance_text)
+            yield table.say(name, text, chunker=LINES, kind=kind, role="debater", structured=stance.structured())
+            yield from table.disclose_rest(table.holder)
+            self.stances[name] = stance
+        self.comments = {
+            name: tuple((other, self.stances[other].comments) for other in self.debaters if other != name)
+            for name in self.debaters
+        }
+        yield table.update_answers({name: self.stances[name].answer for name in self.debaters}, f"round {self.round}")
+
+    def debater_answers(self) -> tuple[AgentAnswer, ...]:
+        return tuple(a for a in self.table.answer_list() if a.agent in self.debaters)
+
+
+def _first_round(circle: Circle, form: Form[AceView, Stance]) -> Iterator[Event]:
+    table = circle.table
+    yield table.phase("answer", 1)
+    table.tick()
+    replies = circle.ask(form, list(circle.debaters), circle.view)
+    yield from circle.publish(replies, "answer")
+
+
+def ace(circle: Circle) -> Iterator[Event]:
+    """ACE and its ablations (see the module docstring)."""
+    table, params, variant = circle.table, circle.params, circle.variant
+    yield from _first_round(circle, circle.forms.answer)
+    reason = EndReason.ROUNDS
+    for round_ in range(2, params.rounds + 1):
+        circle.round = round_
+        analysis: Analysis | None = None
+        if variant != "no_analyze":
+            analysis = yield from _analyze(circle)
+            if analysis.stop:
+                reason = EndReason.OBSERVER_STOP
+                break
+        compositions = yield from _compose(circle, analysis)
+        if variant == "no_execute":
+            yield table.phase("answer", round_, "given while composing (no Execute step)")
+            replies = {name: _stance_of(result) for name, result in compositions.items()}
+            yield from circle.publish(replies, "compose_execute")
+            continue
+        yield from _execute(circle, compositions)
+    yield from _finish(circle, reason)
+
+
+def _execute(circle: Circle, compositions: dict[str, FormResult[Composition]]) -> Iterator[Event]:
+    yield circle.table.phase("execute", circle.round)
+    circle.table.tick()
+
+    def execute_view(name: str) -> AceView:
+        chosen = compositions[name].value
+        return circle.view(name, acts=chosen.acts, action=chosen.action)
+
+    yield from circle.publish(circle.ask(circle.forms.execute, list(circle.debaters), execute_view), "execute")
+
+
+def _analyze(circle: Circle) -> Generator[Event, None, Analysis]:
+    table = circle.table
+    observer = circle.observer
+    assert observer is not None
+    yield table.phase("analyze", circle.round)
+    table.tick()
+    result = circle.ask(circle.forms.analyze, [observer], circle.view)[observer]
+    analysis: Analysis = result.value
+    yield table.emit(
+        AnalysisMade,
+        analyst=observer,
+        round=circle.round,
+        findings={"pairs": [analysis.findings.as_dict()]},
+        stop=analysis.stop,
+        reason=analysis.reason,
+        **result.record(),
+    )
+    return analysis
+
+
+def _compose(circle: Circle, analysis: Analysis | None) -> Generator[Event, None, dict[str, FormResult[Composition]]]:
+    table, variant = circle.table, circle.variant
+    yield table.phase("compose", circle.round)
+    table.tick()
+    debaters = list(circle.debaters)
+    if variant == "no_compose":
+        results = {name: _random_acts(circle) for name in debaters}
+    else:
+        findings = analysis.findings if analysis is not None else None
+
+        def compose_view(name: str) -> AceView:
+            if variant == "no_analyze":
+                return circle.view(name, peers=())  # no auxiliary information at all
+            return circle.view(name, findings=findings.seen_by(name) if findings is not None else None)
+
+        form = circle.forms.compose_execute if variant == "no_execute" else circle.forms.compose
+        results = dict(circle.ask(form, debaters, compose_view))
+    for name in debaters:
+        result = results[name]
+        chosen: Composition = result.value
+        yield table.emit(
+            ActionComposed,
+            agent=name,
+            round=circle.round,
+            acts=chosen.acts,
+            action_text=chosen.action,
+            **result.record(),
+        )
+    return results
+
+
+def _random_acts(circle: Circle) -> FormResult[Composition]:
+    """The ``no_compose`` ablation: one act of each orientation drawn with the debate's seeded generator."""
+    rng, library = circle.table.rng, circle.library
+    self_act = rng.choice(library.of("self"))
+    peer_act = rng.choice(library.of("peer"))
+    action = (
+        f"{self_act.name.capitalize()}: {self_act.description} {peer_act.name.capitalize()}: {peer_act.description}"
+    )
+    return FormResult(
+        Composition(self_act.name, peer_act.name, action), Source.POLICY, True, note="acts drawn at random"
+    )
+
+
+def _stance_of(result: FormResult[Composition]) -> FormResult[Stance]:
+    stance = result.value.stance
+    assert stance is not None
+    return result.with_value(stance)
+
+
+def _finish(circle: Circle, reason: EndReason) -> Iterator[Event]:
+    table, observer = circle.table, circle.observer
+    yield table.phase("decision", circle.round)
+    answers = circle.debater_answers()
+    decision = consensus(answers)
+    if (
+        decision is None
+        and circle.params.final == "observer"
+        and observer is not None
+        and any(a.answer for a in answers)
+    ):
+        table.tick()
+        result = circle.ask(circle.forms.pick, [observer], circle.view)[observer]
+        picked = result.value
+        why = "the debaters disagree at the end: the observer picks"
+        if picked is None:
+            why += "; no usable pick, so the debaters' majority decides"
+        yield table.emit(
+            AnalysisMade,
+            analyst=observer,
+            round=circle.round,
+            findings={"pick": picked},
+            stop=True,
+            reason=why,
+            **result.record(),
+        )
+        if picked is not None:
+            yield table.update_answers({observer: picked}, "the observer's pick")
+            decision = verdict(observer, picked, answers)
+    yield table.finish(reason, decision or majority(answers, table.rng))
+
+
+def parallel(circle: Circle) -> Iterator[Event]:
+    """Du et al.'s multi-agent debate: answer, then revise after seeing the others, ``rounds`` times in all."""
+    table, params = circle.table, circle.params
+    yield from _first_round(circle, circle.forms.answer)
+    for round_ in range(2, params.rounds + 1):
+        circle.round = round_
+        yield table.phase("revise", round_)
+        table.tick()
+        yield from circle.publish(circle.ask(circle.forms.revise, list(circle.debaters), circle.view), "revise")
+    yield table.phase("decision", circle.round)
+    yield table.finish(EndReason.ROUNDS, majority(circle.debater_answers(), table.rng))
+
+
+__all__ = ["Circle", "ace", "parallel"]

@@ -1,0 +1,207 @@
+"""ACE's section of a comparison report: accuracy per task, the ablation table, acts, rounds and tokens.
+
+What it does: ``ace_debates(store, runs, systems)`` folds every finished debate
+of an ``ace/...`` system into an ``AceDebate`` (its task: the BIG-Bench task,
+or the dataset for MMLU and StrategyQA; whether it was right; how many
+rounds it ran and whether the observer stopped it; the acts each debater
+chose per round; the tokens the backend computed). ``section(debates,
+systems)`` writes the report's markdown:
+
+* accuracy per task and system, with n and a 95% Wilson interval;
+* the ablation table in the shape of the paper's Table 2 (rows: without
+  Analyze, without Compose, without Execute, full ACE, and the parallel
+  baseline; columns: the tasks, then their unweighted mean), in percent;
+* acts chosen per round (how often each act of the library was picked);
+* rounds until the end (mean, the share the observer stopped, and the
+  distribution), and how the final answer was decided (agreed, the
+  observer's pick, the majority);
+* tokens per debate (prompt, generated, total; mean per system).
+
+What it does not do: run debates (``compare``) or write files (``compare_report``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from debate_core.events import EndReason, PhaseStarted
+from experiments.extensions import ReportSection, Section
+from experiments.metrics import Accuracy
+from experiments.workers import finished_debates
+from protocols.ace.events import ActionComposed
+from storage import Store
+from storage.experiments import RunRecord
+
+PREFIX = "ace/"
+ROWS = (
+    ("ace/no_analyze", "w/o Analyze (compose with no auxiliary information)"),
+    ("ace/no_compose", "w/o Compose (acts drawn at random)"),
+    ("ace/no_execute", "w/o Execute (answer given while composing)"),
+    ("ace/ace", "full A+C+E"),
+    ("ace/parallel", "parallel debate (Du et al.), baseline"),
+)
+
+
+@dataclass(frozen=True)
+class AceDebate:
+    system: str
+    task: str
+    correct: bool
+    rounds: int
+    observer_stop: bool
+    rule: str
+    acts: tuple[tuple[int, tuple[str, ...]], ...] = field(default=())
+    prompt_tokens: int = 0
+    generated_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.generated_tokens
+
+
+def task_of(run: RunRecord) -> str:
+    return run.subject if run.setting == "bbh" else run.setting
+
+
+def base_system(system: str) -> str:
+    """``ace/ace:rounds=3`` -> ``ace/ace`` (the variant a row of Table 2 is about)."""
+    return system.partition(":")[0]
+
+
+def ace_debates(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> list[AceDebate]:
+    wanted = {s for s in systems if s.startswith(PREFIX)}
+    found = []
+    for run, events, end in finished_debates(store, runs, wanted.__contains__):
+        rounds = max((e.round or 1 for e in events if isinstance(e, PhaseStarted)), default=1)
+        acts = tuple((e.round, e.acts) for e in events if isinstance(e, ActionComposed))
+        found.append(
+            AceDebate(
+                system=run.condition,
+                task=task_of(run),
+                correct=bool(end.correct),
+                rounds=rounds,
+                observer_stop=end.reason == EndReason.OBSERVER_STOP,
+                rule=end.rule,
+                acts=acts,
+                prompt_tokens=end.stats.prompt_tokens,
+                generated_tokens=end.stats.generated_tokens,
+            )
+        )
+    return found
+
+
+def _accuracy(debates: Sequence[AceDebate]) -> Accuracy:
+    return Accuracy(sum(1 for d in debates if d.correct), len(debates))
+
+
+def _percent(debates: Sequence[AceDebate]) -> str:
+    return f"{100 * _accuracy(debates).value:.1f}" if debates else "-"
+
+
+def section(debates: Sequence[AceDebate], systems: Sequence[str]) -> list[str]:
+    """The ACE section's markdown lines (empty without an ``ace/`` system)."""
+    present = [s for s in systems if s.startswith(PREFIX) and any(d.system == s for d in debates)]
+    if not present:
+        return []
+    tasks = sorted({d.task for d in debates})
+    by: dict[tuple[str, str], list[AceDebate]] = defaultdict(list)
+    for d in debates:
+        by[(d.system, d.task)].append(d)
+    lines = ["", "## ACE: accuracy per task (n, 95% CI)", "", "| task | " + " | ".join(present) + " |"]
+    lines.append("|---" * (len(present) + 1) + "|")
+    for task in tasks:
+        cells = [str(_accuracy(by[(s, task)])) if by[(s, task)] else "-" for s in present]
+        lines.append(f"| {task} | " + " | ".join(cells) + " |")
+    lines += _table_two(by, present, tasks) + _acts(debates, present) + _rounds(debates, present)
+    lines += _tokens(debates, present)
+    return lines
+
+
+def _table_two(by: dict[tuple[str, str], list[AceDebate]], present: list[str], tasks: list[str]) -> list[str]:
+    lines = [
+        "",
+        "## ACE: ablations in the shape of the paper's Table 2 (accuracy, %)",
+        "",
+        "| variant | " + " | ".join(tasks) + " | mean over tasks |",
+        "|---" * (len(tasks) + 2) + "|",
+    ]
+    order = [variant for variant, _ in ROWS]
+    ranked = sorted(present, key=lambda s: order.index(base_system(s)) if base_system(s) in order else len(order))
+    for system in ranked:  # the paper's order: the ablations, then the full method (and our baseline)
+        label = dict(ROWS).get(base_system(system), system)
+        if base_system(system) != system:
+            label += f" (`{system}`)"
+        scores = [by[(system, t)] for t in tasks]
+        values = [_accuracy(s).value for s in scores if s]
+        mean = f"{100 * statistics.fmean(values):.1f}" if values else "-"
+        lines.append(f"| {label} | " + " | ".join(_percent(s) for s in scores) + f" | {mean} |")
+    lines += ["", "The paper (GPT-3.5-turbo, 4 BBH tasks): full ACE 37.1 / 71.0 / 70.1 / 32.9 on TSO / DU / PIA / GS."]
+    return lines
+
+
+def _acts(debates: Sequence[AceDebate], present: list[str]) -> list[str]:
+    counted: dict[tuple[str, int], Counter[str]] = defaultdict(Counter)
+    names: set[str] = set()
+    for d in debates:
+        for round_, acts in d.acts:
+            counted[(d.system, round_)].update(acts)
+            names.update(acts)
+    if not counted:
+        return []
+    order = sorted(names)
+    lines = ["", "## ACE: acts chosen per round", "", "| system | round | " + " | ".join(order) + " |"]
+    lines.append("|---" * (len(order) + 2) + "|")
+    for system in present:
+        for round_ in sorted(r for s, r in counted if s == system):
+            row = counted[(system, round_)]
+            lines.append(f"| {system} | {round_} | " + " | ".join(str(row[n]) for n in order) + " |")
+    return lines
+
+
+def _rounds(debates: Sequence[AceDebate], present: list[str]) -> list[str]:
+    lines = [
+        "",
+        "## ACE: rounds until the end, and how the answer was decided",
+        "",
+        "| system | debates | mean rounds | stopped by the observer | rounds: debates | agreed | observer's pick "
+        "| majority |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for system in present:
+        mine = [d for d in debates if d.system == system]
+        spread = Counter(d.rounds for d in mine)
+        rules = Counter(d.rule for d in mine)
+        shown = ", ".join(f"{r}: {spread[r]}" for r in sorted(spread))
+        stopped = sum(d.observer_stop for d in mine)
+        lines.append(
+            f"| {system} | {len(mine)} | {statistics.fmean(d.rounds for d in mine):.2f} | {stopped} | {shown} "
+            f"| {rules['consensus']} | {rules['judge']} | {rules['majority']} |"
+        )
+    return lines
+
+
+def _tokens(debates: Sequence[AceDebate], present: list[str]) -> list[str]:
+    lines = [
+        "",
+        "## ACE: tokens per debate (mean; what the backend computed)",
+        "",
+        "| system | prompt | generated | total |",
+        "|---|---|---|---|",
+    ]
+    for system in present:
+        mine = [d for d in debates if d.system == system]
+        prompt = statistics.fmean(d.prompt_tokens for d in mine)
+        generated = statistics.fmean(d.generated_tokens for d in mine)
+        lines.append(f"| {system} | {prompt:,.0f} | {generated:,.0f} | {prompt + generated:,.0f} |")
+    return [*lines, ""]
+
+
+def report_section(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> Section:
+    """ACE's part of a comparison report (``register_report_sections``): its tables, no figure."""
+    return Section(section(ace_debates(store, runs, systems), systems))
+
+
+REPORT_SECTION = ReportSection("ace", report_section)

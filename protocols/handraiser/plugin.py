@@ -1,0 +1,51 @@
+"""The handraiser plugin: registers HandRaiser (learning to interrupt) with the plugin manager.
+
+What it does: implements the ``register_protocols`` hook for ``HandRaiserProtocol``. It is
+one of the built-ins (``protocols.PLUGINS``), loaded
+through the same path as an outside package's plugin module, so a checkout
+on ``sys.path`` finds it without installed metadata.
+
+What it does not do: decide anything about the protocol (``protocol`` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from debate_core.plugins import hookimpl
+from debate_core.protocols.base import Protocol
+from protocols.handraiser.protocol import HandRaiserProtocol
+
+
+@hookimpl
+def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
+    register(HandRaiserProtocol)
+
+
+@hookimpl
+def register_commands(register: Callable[[object], object]) -> None:
+    from protocols.handraiser.study import cli, train_listener
+
+    register(cli.COMMAND)
+    register(train_listener.COMMAND)
+
+
+@hookimpl
+def register_report_sections(register: Callable[[object], object]) -> None:
+    from protocols.handraiser.study.report import REPORT_SECTION
+
+    register(REPORT_SECTION)
+
+
+@hookimpl
+def register_web_renderers(register: Callable[[object], object]) -> None:
+    from protocols.handraiser.web import WEB
+
+    register(WEB)
+
+
+@hookimpl
+def register_live_controls(register: Callable[[object], object]) -> None:
+    from protocols.handraiser.web import CONTROLS
+
+    register(CONTROLS)

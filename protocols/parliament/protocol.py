@@ -1,0 +1,109 @@
+"""Prover and critic (Hu, Yu and Zhou): British Parliament, American Congress, Socratic dialogue, and CoT.
+
+What it does: ``ParliamentProtocol`` is the protocol ``parliament`` with four
+variants, two roles (``prover``: Government, Affirmative or Student, whose
+final line is the debate's answer; ``critic``: Opposition, Negative or
+Socrates) and the parameters of ``params`` (the code's defaults). ``run``
+builds the debate's ``Hall`` and hands it to the variant's loop in
+``loops``. A person may take either role: as the critic they raise a point
+of information (or a Socratic question) from the page at any moment, taking
+effect at the next chunk; as the prover they write the speech and answer the
+points. The ``cot`` variant is the single-agent control: one prover, no
+critic.
+
+Answers are option labels for multiple-choice questions and scored exactly;
+free-form answers are compared case-insensitively, never by containment.
+None of the variants uses the public-token budget: they end when their
+phases or rounds are done.
+
+What it does not do: word prompts (``prompts/``), parse replies (``forms``)
+or make kernel moves itself (``loops`` and ``hall`` call the ``Table``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from debate_core.backends.base import Capability
+from debate_core.backends.scripted import Responder
+from debate_core.config import DebateConfig
+from debate_core.events.codec import Event
+from debate_core.events.records import EndReason
+from debate_core.kernel.consistency import StreamRules
+from debate_core.kernel.endings import FinalDecision, single
+from debate_core.kernel.forms import Form
+from debate_core.protocols.base import Protocol, ProtocolParams, Requirement, RoleSpec
+from protocols.parliament import loops
+from protocols.parliament.catalogue import parliament_forms
+from protocols.parliament.hall import Hall
+from protocols.parliament.params import ParliamentParams
+
+if TYPE_CHECKING:
+    from debate_core.kernel.table import Table
+
+PROVER = RoleSpec("prover", "argues for an answer; its final line is the debate's answer", 1, 1)
+CRITIC = RoleSpec(
+    "critic", "examines the prover's case: points of information, critiques, questions", 1, 1, controls="point"
+)
+
+
+class ParliamentProtocol(Protocol):
+    """A prover defends an answer while a critic examines it; the prover's final line is the answer."""
+
+    name = "parliament"
+    title = "Prover and critic: Parliament, Congress, Socratic (Hu, Yu, Zhou)"
+    source = "Probabilistic Interventions for Stabilizing Multi-Agent Debate"
+    variants = ("british", "congress", "socratic", "cot")
+    Params = ParliamentParams
+    roles: ClassVar[tuple[RoleSpec, ...]] = (PROVER, CRITIC)
+    min_agents = 1
+
+    @property
+    def settings(self) -> ParliamentParams:
+        assert isinstance(self.params, ParliamentParams)
+        return self.params
+
+    def role_specs(self) -> tuple[RoleSpec, ...]:
+        return (PROVER,) if self.variant == "cot" else (PROVER, CRITIC)
+
+    def forms(self) -> Mapping[str, Form[Any, Any]]:
+        return parliament_forms(self.settings).by_kind()
+
+    def requirements(self) -> tuple[Requirement, ...]:
+        params = self.settings
+        if self.variant == "british" and params.resume == "regenerate":
+            why = "resume=regenerate continues the prover's partial speech after a point of information"
+            return (Requirement(Capability.CONTINUATION, why, ("prover",)),)
+        if self.variant == "socratic" and params.socratic_mode == "streaming":
+            why = "socratic_mode=streaming continues the student's partial answer after a question"
+            return (Requirement(Capability.CONTINUATION, why, ("prover",)),)
+        return ()
+
+    def unit_name(self, table: Table) -> str:
+        streamed = self.variant == "british" or (
+            self.variant == "socratic" and self.settings.socratic_mode == "streaming"
+        )
+        return loops.chunker_for_params(self.settings).name if streamed else table.sentences.name
+
+    @classmethod
+    def demo_responder(cls, config: DebateConfig) -> Responder:
+        from protocols.parliament.demo import ParliamentDemo
+
+        return ParliamentDemo(config).reply
+
+    @classmethod
+    def stream_rules(cls, variant: str, params: ProtocolParams, config: DebateConfig) -> StreamRules:
+        from protocols.parliament.consistency import stream_rules
+
+        assert isinstance(params, ParliamentParams)
+        return stream_rules(variant, params)
+
+    def run(self, table: Table) -> Iterator[Event]:
+        hall = Hall(table, self.settings, self.variant, parliament_forms(self.settings))
+        loop = {"british": loops.british, "congress": loops.congress, "socratic": loops.socratic, "cot": loops.cot}
+        yield from loop[self.variant](hall)
+
+    def conclude(self, table: Table, reason: EndReason) -> FinalDecision:
+        (prover,) = table.with_role("prover")
+        return single(prover, table.answers.get(prover), table.answer_list())

@@ -1,0 +1,108 @@
+"""Debate driven by the model's own signals (SID, Chen et al.): a confidence-gated early exit and
+attention-guided compression of the others' answers.
+
+What it does: ``SidProtocol`` is the protocol ``sid``: agents without roles
+(three in a study) answer a question, then revise after reading each other,
+``rounds`` rounds in all (``loop``). The variants choose the signals used:
+
+* ``mad``: none (Du et al.'s multi-agent debate, the base);
+* ``compress``: each recipient keeps the top ``rho`` of the others' tokens
+  by its attention to a focus instruction, widened to clauses;
+* ``exit``: the first agent answers alone and ends the debate when its
+  token statistics pass the gate (``gate``: ``alpha`` or ``fixed``);
+* ``sid``: both; ``sid_c``: both, the gate a trained classifier
+  (``classifier``, ``tau``); ``no_expand``: both, compression without
+  widening to clauses.
+
+The gated variants need token statistics from every agent's backend, the
+compressing ones attention; a backend that lacks them is refused before the
+debate starts, with the capability named. A person may take any seat (their
+answer is compressed for the others like anyone's; they read the others
+whole; a person in the first seat has no signals, so no early exit).
+
+What it does not do: word prompts (``prompts/``), parse replies (``forms``),
+select spans (``compression``), judge confidence (``gate``) or make kernel
+moves itself (``loop``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from debate_core.backends.base import Capability
+from debate_core.backends.scripted import Responder
+from debate_core.config import DebateConfig
+from debate_core.errors import ConfigError
+from debate_core.events.codec import Event
+from debate_core.kernel.consistency import StreamRules
+from debate_core.kernel.forms import Form
+from debate_core.protocols.base import Protocol, ProtocolParams, Requirement
+from protocols.sid import gate
+from protocols.sid.forms import sid_forms
+from protocols.sid.loop import COMPRESSING, GATED, Council, debate
+from protocols.sid.params import SidParams
+
+if TYPE_CHECKING:
+    from debate_core.kernel.table import Table
+
+
+class SidProtocol(Protocol):
+    """Agents answer and revise; the first answer's confidence may end it early; attention compresses."""
+
+    name = "sid"
+    title = "Self-signals debate: confidence-gated early exit, attention compression (SID, Chen et al.)"
+    source = "Multi-LLM Debate Driven by Self Signals"
+    variants = ("sid", "mad", "compress", "exit", "sid_c", "no_expand")
+    Params = SidParams
+    min_agents = 2
+
+    def __init__(self, variant: str, params: ProtocolParams) -> None:
+        super().__init__(variant, params)
+        self.model: gate.GateModel | None = None
+        if variant == "sid_c" and self.settings.classifier:
+            self.model = gate.GateModel.load(self.settings.classifier)  # a broken file fails here, before a debate
+
+    def assign_roles(self, config: DebateConfig) -> dict[str, str]:
+        if self.variant == "sid_c" and self.model is None:
+            raise ConfigError(
+                "sid_c gates on a trained classifier: set the parameter classifier=PATH "
+                "(what python -m experiments train-gate saved)"
+            )
+        return super().assign_roles(config)
+
+    @property
+    def settings(self) -> SidParams:
+        assert isinstance(self.params, SidParams)
+        return self.params
+
+    def forms(self) -> Mapping[str, Form[Any, Any]]:
+        params = self.settings
+        return sid_forms(params.answer_tokens, params.layer, measured=self.variant in GATED).by_kind()
+
+    def requirements(self) -> tuple[Requirement, ...]:
+        needs = []
+        if self.variant in GATED:
+            alpha = self.variant != "sid_c" and self.settings.gate == "alpha"  # its threshold is alpha x ln|V|
+            why = "the early-exit gate reads each answer's NLL and entropy" + (" against alpha ln|V|" if alpha else "")
+            needs.append(Requirement(Capability.TOKEN_STATS, why, vocabulary=alpha))
+        if self.variant in COMPRESSING:
+            needs.append(Requirement(Capability.ATTENTION, "compression scores the others' tokens by attention"))
+        return tuple(needs)
+
+    @classmethod
+    def demo_responder(cls, config: DebateConfig) -> Responder:
+        from protocols.sid.demo import SidDemo
+
+        return SidDemo(config).reply
+
+    @classmethod
+    def stream_rules(cls, variant: str, params: ProtocolParams, config: DebateConfig) -> StreamRules:
+        from protocols.sid.consistency import stream_rules
+
+        return stream_rules(variant)
+
+    def run(self, table: Table) -> Iterator[Event]:
+        params = self.settings
+        forms = sid_forms(params.answer_tokens, params.layer, measured=self.variant in GATED)
+        yield from debate(Council(table, params, self.variant, forms, self.model))
