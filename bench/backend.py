@@ -37,7 +37,8 @@ from debate_core import AgentSpec, Debate, DebateConfig
 from debate_core.backends.base import AttentionQuery, GenerationRequest, Message, SamplingParams, Signals
 from debate_core.backends.hf import TransformersBackend
 from debate_core.backends.hf.prefix_cache import common_prefix_length
-from protocols.kimura.demo import DEMO_QUESTION, demo_backend
+from debate_core.demo import DEMO_QUESTION
+from protocols.kimura.demo import demo_backend
 
 LOAD_SNIPPET = """
 import json, os, sys, time

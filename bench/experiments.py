@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from debate_core.backends.hf import TransformersBackend
 from debate_core.config import Condition, PromptLayout
-from experiments.pool import Setting
-from experiments.runner import StudyRunner
-from experiments.spec import StudySpec
+from protocols.kimura.study.pool import Setting
+from protocols.kimura.study.runner import StudyRunner
+from protocols.kimura.study.spec import StudySpec
 from storage import Store
 
 

@@ -47,6 +47,7 @@ from debate_core.config import (
     DEFAULT_MAX_NEW_TOKENS,
     DEFAULT_MAX_SILENT_TURNS,
     DEFAULT_MAX_TURNS,
+    DEFAULT_PROTOCOL,
     DEFAULT_SEED,
     DEFAULT_TEMPERATURE,
     DEFAULT_TOKEN_BUDGET,
@@ -59,12 +60,12 @@ from debate_core.config import (
     SuppliedInitialAnswer,
 )
 from debate_core.debate import Debate
+from debate_core.demo import DEMO_AGENTS, DEMO_QUESTION
 from debate_core.errors import BackendError, ConfigError
 from debate_core.events import Event, event_to_json
 from debate_core.kernel.human import HumanChannel
 from debate_core.kernel.seats import HumanSeat, Seat
 from debate_core.protocols.registry import agent_limit
-from protocols.kimura.demo import DEMO_AGENTS, DEMO_QUESTION
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,12 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="fall back on your behalf when you do not answer in time (default: wait)",
     )
     r = run.add_argument_group("protocol and rules")
-    r.add_argument("--protocol", default="kimura", help="a registered protocol (see `protocols`)")
+    r.add_argument("--protocol", default=DEFAULT_PROTOCOL, help="a registered protocol (see `protocols`)")
     r.add_argument("--variant", help="the protocol's variant (default: its first)")
     r.add_argument(
         "--condition",
         choices=[c.value for c in Condition],
-        help="kimura's variant by its name in the paper (an alias of --variant)",
+        help=f"{DEFAULT_PROTOCOL}'s variant by its name in the paper (an alias of --variant)",
     )
     r.add_argument(
         "--param", action="append", default=[], metavar="KEY=VALUE", help="a protocol parameter (JSON value)"

@@ -16,9 +16,13 @@ every system of a question, skips debates already finished, runs the rest
 ``concurrency`` at a time with their model calls merged into shared batches
 (``workers``), and records every event under the experiment id; each debate
 is a cell claimed under a lease, so several workers may run one study. Agents are
-named for the roles each variant needs (``Prover`` and ``Critic``;
-Kimura's three debaters are Alex, Chris and Jenny, starting from their own
-generated answers).
+named for the roles each variant needs (``Prover`` and ``Critic``); a protocol
+without roles seats the engine's three default debaters (Alex, Chris and Jenny:
+Kimura's, starting from their own generated answers). A protocol's study
+preparation (``extensions.StudyPreparation``: HandRaiser's positions pool) may
+give each question's debates of its systems their own parameters and briefs
+(``QuestionSetup``). Without ``systems`` a study compares the control a plugin
+declares with its protocol's other variants (``default_systems``: Parliament's four).
 
 What it does not do: compute results (``compare_report``) or load data
 itself beyond calling the loaders (``mmlu``, ``strategyqa``, ``bbh``,
@@ -38,23 +42,21 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from debate_core.backends.base import Backend
 from debate_core.backends.router import BackendRouter
-from debate_core.config import AgentSpec, DebateConfig, PromptLayout, Question
+from debate_core.config import DEFAULT_AGENT_NAMES, AgentSpec, DebateConfig, PromptLayout, Question
 from debate_core.debate import Debate
 from debate_core.errors import ConfigError
 from debate_core.protocols.base import RoleSpec
 from debate_core.protocols.registry import protocol_class, resolve
 from experiments.bbh import DEFAULT_TASKS as DEFAULT_BBH_TASKS
 from experiments.bbh import check_tasks
-from experiments.runner import Progress, SilentProgress
+from experiments.extensions import QuestionSetup, report_sections
+from experiments.progress import Progress, SilentProgress
 from experiments.workers import ExperimentError, StudyDebates, register_study
-from protocols.handraiser.positions import Positions, sides_for
 from storage import Store
 from storage.cells import Lease
 from storage.experiments import RunRecord
 
 KIND = "compare"
-DEFAULT_SYSTEMS = ("parliament/cot", "parliament/british", "parliament/congress", "parliament/socratic")
-KIMURA_AGENTS = ("Alex", "Chris", "Jenny")
 SHARED_COUNTS = ("mmlu", "strategyqa", "bbh", "gsm8k", "gpqa", "hotpotqa")  # the shared data sets' fields
 
 
@@ -66,7 +68,7 @@ class CompareSpec(BaseModel):
     kind: str = KIND
     experiment_id: str = Field(min_length=1, max_length=100)
     model: str = ""
-    systems: tuple[str, ...] = DEFAULT_SYSTEMS
+    systems: tuple[str, ...] = Field(default_factory=lambda: default_systems())
     mmlu: int = Field(default=5, ge=0, le=20_000)
     strategyqa: int = Field(default=5, ge=0, le=5_000)
     bbh: int = Field(default=0, ge=0, le=50_000)  # questions per BBH task
@@ -95,7 +97,9 @@ class CompareSpec(BaseModel):
     @classmethod
     def _systems(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if not value:
-            raise ValueError("name at least one system, such as parliament/cot")
+            raise ValueError(
+                "name at least one system, such as " + (",".join(default_systems()[:1]) or "protocol/variant")
+            )
         for system in value:
             protocol, variant, overrides = system_parts(system)
             try:
@@ -137,17 +141,15 @@ class CompareSpec(BaseModel):
         digest = int(hashlib.sha256(question_key.encode()).hexdigest()[:8], 16)
         return (self.seed * 100_003 + digest) % (2**31)
 
-    def config(self, item: Item, system: str, positions: Positions | None = None) -> DebateConfig:
+    def config(self, item: Item, system: str, setup: QuestionSetup | None = None) -> DebateConfig:
+        """A debate of ``system`` on ``item``; ``setup``: what the protocol's study preparation made for the
+        question (its parameters over the system's, every agent's brief its role's)."""
         protocol, variant, overrides = system_parts(system)
         params = {**self.params.get(protocol, {}), **overrides}
         agents = agents_for(protocol, variant or None)
-        if protocol == "handraiser" and positions is not None:
-            sides, briefs = sides_for(positions, self.seed, item.key)
-            params.update(sides)
-            agents = tuple(
-                a.model_copy(update={"brief": dict(zip(("pro", "con"), briefs, strict=True)).get(a.role or "", "")})
-                for a in agents
-            )
+        if setup is not None:
+            params.update(setup.params)
+            agents = tuple(a.model_copy(update={"brief": setup.briefs.get(a.role or "", "")}) for a in agents)
         return DebateConfig(
             question=item.question,
             agents=agents,
@@ -172,12 +174,23 @@ def system_parts(system: str) -> tuple[str, str, dict[str, Any]]:
     for pair in filter(None, (p.strip() for p in tail.split(","))):
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"{system}: write parameter overrides as key=value, e.g. handraiser/threshold:tau=0.3")
+            raise ValueError(f"{system}: write parameter overrides as key=value, e.g. protocol/variant:tau=0.3")
         try:
             overrides[key.strip()] = json.loads(raw)
         except json.JSONDecodeError:
             overrides[key.strip()] = raw.strip()
     return protocol.strip(), variant.strip(), overrides
+
+
+def default_systems() -> tuple[str, ...]:
+    """The systems a study compares when it names none: the first control a plugin declares
+    (``ReportSection.control``), then its protocol's other variants in their order; none without a control."""
+    control = next((section.control for section in report_sections() if section.control), None)
+    if control is None:
+        return ()
+    protocol = system_parts(control)[0]
+    others = (f"{protocol}/{variant}" for variant in protocol_class(protocol).variants)
+    return tuple(dict.fromkeys((control, *others)))
 
 
 def agents_for(protocol: str, variant: str | None) -> tuple[AgentSpec, ...]:
@@ -187,7 +200,7 @@ def agents_for(protocol: str, variant: str | None) -> tuple[AgentSpec, ...]:
     instance = cls(variant or cls.default_variant(), cls.Params())
     specs = instance.role_specs()
     if not specs:
-        return tuple(AgentSpec(name=name) for name in KIMURA_AGENTS[: max(instance.min_agents, 3)])
+        return tuple(AgentSpec(name=name) for name in DEFAULT_AGENT_NAMES[: max(instance.min_agents, 3)])
 
     def seats(spec: RoleSpec) -> int:
         return spec.minimum if spec.maximum is not None else max(spec.minimum, 3)
@@ -314,13 +327,13 @@ class CompareRunner:
         concurrency: int = 4,
         progress: Progress | None = None,
         per_debate: Callable[[DebateConfig], Backend] | None = None,
-        positions: Mapping[str, Positions] | None = None,
+        prepared: Mapping[str, Mapping[str, QuestionSetup]] | None = None,
         seat_backend: Callable[[str, DebateConfig], Backend] | None = None,
         lease: Lease | None = None,
     ) -> None:
         self.spec, self.store, self.backend, self.items = spec, store, backend, list(items)
         self.per_debate = per_debate  # a backend of its own for each debate (the scripted demo's scripts)
-        self.positions = dict(positions or {})  # sides per question (a positions pool)
+        self.prepared = dict(prepared or {})  # per protocol, per question key: its study preparation's setup
         self.seat_backend = seat_backend  # the backend of a model a variant seats (a fine-tuned listener)
         self.concurrency = max(1, concurrency)
         self.progress = progress or SilentProgress()
@@ -368,7 +381,8 @@ class CompareRunner:
         register_study(self.store, self.spec.experiment_id, self.backend.model_id, spec, changes)
 
     def _run_one(self, job: Job, backend: Backend) -> str:
-        config = self.spec.config(job.item, job.system, self.positions.get(job.item.key))
+        setup = self.prepared.get(system_parts(job.system)[0], {}).get(job.item.key)
+        config = self.spec.config(job.item, job.system, setup)
         if self.per_debate is not None:
             backend = self.per_debate(config)
         served: Backend | BackendRouter = backend

@@ -28,7 +28,7 @@ import argparse
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rich.console import Console
@@ -39,10 +39,17 @@ from debate_core.backends.scripted import ScriptedBackend
 from debate_core.config import DebateConfig, PromptLayout
 from debate_core.protocols.registry import protocol_class
 from experiments import bbh, extensions
-from experiments.compare import DEFAULT_BBH_TASKS, DEFAULT_SYSTEMS, SHARED_COUNTS, CompareRunner, CompareSpec, Item
-from experiments.runner import ExperimentError, Progress
-from experiments.workers import add_lease_options, lease_from
-from protocols.handraiser.study.positions import position_pool
+from experiments.compare import (
+    DEFAULT_BBH_TASKS,
+    SHARED_COUNTS,
+    CompareRunner,
+    CompareSpec,
+    Item,
+    default_systems,
+    system_parts,
+)
+from experiments.progress import Progress
+from experiments.workers import ExperimentError, add_lease_options, lease_from
 from storage import Store
 
 
@@ -50,8 +57,10 @@ def add_parser(commands: Any) -> None:
     run = commands.add_parser("compare", help="run (or resume) a comparison of protocols on the same questions")
     run.add_argument("--experiment", required=True, metavar="ID")
     run.add_argument("--db", metavar="PATH_OR_URL", help="the store (default: the app's database)")
+    systems = default_systems()
+    whose = f"{system_parts(systems[0])[0].capitalize()}'s" if systems else "none"
     run.add_argument(
-        "--systems", default=",".join(DEFAULT_SYSTEMS), help="protocol/variant, comma-separated (default: Parliament's)"
+        "--systems", default=",".join(systems), help=f"protocol/variant, comma-separated (default: {whose})"
     )
     run.add_argument(
         "--data",
@@ -101,8 +110,9 @@ def add_parser(commands: Any) -> None:
         "--hotpotqa-context",
         choices=["context", "question"],
         default="context",
-        help="HotpotQA's paragraphs as the question's context (Parliament's prover sees them, as in the paper; "
-        "protocols without a context do not) or in the question's text, for every agent (default: context)",
+        help="HotpotQA's paragraphs as the question's context (the roles that read a context see them, as the "
+        "prover in the paper; protocols without a context do not) or in the question's text, for every agent "
+        "(default: context)",
     )
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--temperature", type=float, default=0.0)
@@ -112,11 +122,9 @@ def add_parser(commands: Any) -> None:
     run.add_argument("--layout", choices=[p.value for p in PromptLayout], default=PromptLayout.PAPER.value)
     run.add_argument("--param", action="append", default=[], metavar="PROTOCOL.KEY=VALUE")
     add_backend_options(run)
-    run.add_argument(
-        "--no-positions",
-        action="store_true",
-        help="handraiser: assign the sides by seed instead of the model-written positions pool",
-    )
+    for preparation in extensions.study_preparations():  # a protocol's own options (HandRaiser's --no-positions)
+        if preparation.add_options is not None:
+            preparation.add_options(run)
     run.add_argument("--no-progress", action="store_true")
     add_lease_options(run)
 
@@ -187,7 +195,7 @@ def _params(pairs: list[str]) -> dict[str, dict[str, Any]]:
         key, sep, raw = pair.partition("=")
         protocol, dot, name = key.partition(".")
         if not sep or not dot or not protocol or not name:
-            raise ValueError(f"--param {pair!r}: write PROTOCOL.KEY=VALUE, e.g. parliament.resume=regenerate")
+            raise ValueError(f"--param {pair!r}: write PROTOCOL.KEY=VALUE (python -m debate_core protocols lists them)")
         try:
             value = json.loads(raw)
         except json.JSONDecodeError:
@@ -288,6 +296,16 @@ def study_items(spec: CompareSpec, files: dict[str, str | None]) -> list[Item]:
     return items
 
 
+def prepare(request: extensions.PreparationRequest) -> dict[str, Mapping[str, extensions.QuestionSetup]]:
+    """Each study preparation of a protocol the study runs (``register_study_preparations``), by protocol."""
+    protocols = {system_parts(system)[0] for system in request.spec.systems}
+    prepared = {}
+    for preparation in extensions.study_preparations():
+        if preparation.name in protocols and (made := preparation.prepare(request)) is not None:
+            prepared[preparation.name] = made
+    return prepared
+
+
 def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress | None) -> int:
     spec = spec_from(args)
     files = data_files(args)
@@ -300,10 +318,7 @@ def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress |
     backend, per_debate = study_backend(args, spec.config(items[0], spec.systems[0]))
     store = Store(args.db)
     started = time.perf_counter()
-    positions = None
-    if args.backend != "scripted" and not args.no_positions and any(s.startswith("handraiser/") for s in spec.systems):
-        console.print("positions: the most confusing wrong answer and both explanations, per question (stored)")
-        positions = position_pool(store, backend, items, seed=spec.seed)
+    prepared = prepare(extensions.PreparationRequest(args, console, store, backend, items, spec))
     runner = CompareRunner(
         spec,
         store,
@@ -312,7 +327,7 @@ def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress |
         concurrency=args.concurrency,
         progress=progress,
         per_debate=per_debate,
-        positions=positions,
+        prepared=prepared,
         seat_backend=seat_backends(args),
         lease=lease_from(args),
     )

@@ -37,11 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from debate_core.events import DebateEnded, DebateStarted, Event, ListenerDecision, UtteranceGenerated
+from debate_core.events import DebateEnded, DebateStarted, Event, ListenerDecision, ReplyBase, UtteranceGenerated
 from experiments import extensions, paired, scoring
+from experiments.accuracy import Accuracy
 from experiments.compare import KIND, CompareSpec
 from experiments.images import export_png
-from protocols.ace.events import ActionComposed, AnalysisMade
 
 __all__ = [
     "KIND",
@@ -55,8 +55,7 @@ __all__ = [
     "summarise",
     "write_report",
 ]
-from experiments.metrics import Accuracy
-from experiments.runner import ExperimentError
+from experiments.workers import ExperimentError
 from storage import Store
 
 
@@ -102,11 +101,21 @@ class Outcome:
         return scoring.contains(self.final_answer, self.gold) if self.free_form else self.correct
 
 
+def records_mistakes(event: Event) -> bool:
+    """Whether an invalid reply of this event's type counts as a model's mistake: a listener's decision, and a
+    plugin's event whose class says ``records_mistakes = True`` (ACE's analyses and composed acts)."""
+    return isinstance(event, ListenerDecision) or bool(getattr(type(event), "records_mistakes", False))
+
+
 def _mistakes(events: Sequence[Event]) -> int:
-    """Model replies recorded as unusable: utterances with an error, and invalid decisions, analyses and acts."""
+    """Model replies recorded as unusable: utterances with an error, and invalid replies of the event types that
+    record mistakes (``records_mistakes``: decisions, a plugin's analyses and acts)."""
     said = sum(1 for e in events if isinstance(e, UtteranceGenerated) and e.error and e.source.value == "model")
-    judged = (ListenerDecision, AnalysisMade, ActionComposed)
-    return said + sum(1 for e in events if isinstance(e, judged) and not e.valid and e.source.value == "model")
+    return said + sum(
+        1
+        for e in events
+        if isinstance(e, ReplyBase) and records_mistakes(e) and not e.valid and e.source.value == "model"
+    )
 
 
 def outcomes(store: Store, experiment_id: str) -> tuple[CompareSpec, list[Outcome]]:
@@ -251,7 +260,7 @@ def _free_form_lines(spec: CompareSpec, found: Sequence[Outcome]) -> list[str]:
         "engine's: case-insensitive, a final full stop aside, plain numbers by value); *normalized exact match* "
         "lower-cases and removes punctuation and the articles a, an, the (SQuAD's normalization, numbers kept "
         "whole); *containment* counts an answer that contains the normalized gold answer as whole words (the "
-        "Parliament paper's scoring). Multiple-choice questions are scored by their option label only.",
+        "debate paper's scoring of HotpotQA). Multiple-choice questions are scored by their option label only.",
         "",
         "| dataset | system | exact (n, 95% CI) | normalized exact match | containment |",
         "|---|---|---|---|---|",

@@ -11,6 +11,9 @@ NAME=N`` finds by name), and collects them: ``commands()``,
 BBH, GSM8K, GPQA, HotpotQA) come first, from the generic built-in module
 ``experiments.datasets`` through the same hook; a plugin's thing whose name
 is taken already is left out and recorded as the plugin's problem.
+``register_study_preparations`` brings a protocol's step before a
+comparison's debates (a ``StudyPreparation``: a ``QuestionSetup`` per
+question for its systems, and its own options): ``study_preparations()``.
 
 What it does not do: parse options (``cli``, ``compare_cli``), write a report
 (``compare_report``) or load any data itself.
@@ -18,8 +21,8 @@ What it does not do: parse options (``cli``, ``compare_cli``), write a report
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from debate_core.plugins import collect, record_problem
@@ -119,3 +122,117 @@ def datasets() -> list[Dataset]:
     built_in: list[Dataset] = []
     shared.register_datasets(built_in.append)
     return _unique("register_datasets", Dataset, built_in)
+
+
+# -- study kinds: what the Analysis tab and ``report`` show of an experiment (register_study_kinds) --------
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from storage.experiments import ExperimentRecord
+
+DEFAULT_STEP = 25  # the token grid of figures drawn over public tokens, where a kind draws such figures
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """How to write a report: PNG figures beside the HTML ones (``png``), where plotly.js comes from
+    (``plotlyjs``: ``directory``, ``cdn`` or ``inline``) and the token grid of figures drawn over public
+    tokens (``step``); a kind uses those it has a use for."""
+
+    png: bool = True
+    plotlyjs: str = "directory"
+    step: int = DEFAULT_STEP
+
+
+@dataclass(frozen=True)
+class StudyView:
+    """What the web app's Analysis tab shows of a study: its text (markdown), its plotly figures, and its
+    debates, one row each: debate id, question, subject, setting, condition, final answer, correct."""
+
+    markdown: str
+    figures: Sequence[Any] = ()
+    debates: Sequence[Sequence[str]] = ()
+
+
+@dataclass(frozen=True)
+class WrittenReport:
+    """What writing a report did: a line saying what it wrote, and the warnings to show."""
+
+    note: str
+    warnings: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class StudyKind:
+    """A kind of study: ``handles(record)`` says whether an experiment is one; ``view(store, record, step)``
+    gives its ``StudyView``; ``write(store, record, folder, options)`` writes its report folder (``report.md``,
+    figures, CSVs) and says what it wrote."""
+
+    name: str
+    handles: Callable[[ExperimentRecord], bool]
+    view: Callable[[Store, ExperimentRecord, int], StudyView]
+    write: Callable[[Store, ExperimentRecord, Path, ReportOptions], WrittenReport]
+
+
+def study_kinds() -> list[StudyKind]:
+    """The harness's own kind (a comparison, ``experiments.compare_view``), then every plugin's, in plugin order."""
+    from experiments import compare_view
+
+    built_in: list[StudyKind] = []
+    compare_view.register_study_kinds(built_in.append)
+    return _unique("register_study_kinds", StudyKind, built_in)
+
+
+def study_kind_for(record: ExperimentRecord) -> StudyKind | None:
+    """The first kind that handles an experiment, or None where none does."""
+    return next((kind for kind in study_kinds() if kind.handles(record)), None)
+
+
+def no_such_experiment(store: Store, experiment_id: str) -> KeyError:
+    """The error for an id the store does not have, naming the ids it has."""
+    known = ", ".join(r.id for r in store.experiments.all()) or "none"
+    return KeyError(f"no experiment {experiment_id!r} in the store (known: {known})")
+
+
+# -- study preparations: a protocol's step before a comparison's debates (register_study_preparations) ------
+if TYPE_CHECKING:
+    from debate_core.backends.base import Backend
+
+
+@dataclass(frozen=True)
+class QuestionSetup:
+    """What a preparation gives one question's debates of its protocol: parameters laid over the system's, and
+    the agents' briefs by role (with a setup, every agent's brief is its role's, empty for a role not named)."""
+
+    params: Mapping[str, Any] = field(default_factory=dict)
+    briefs: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PreparationRequest:
+    """What a preparation is handed: the command's parsed options (its own among them), the console to say what
+    it does, the store, the study's backend, its questions and its specification."""
+
+    args: Any
+    console: Any
+    store: Store
+    backend: Backend
+    items: Sequence[Item]
+    spec: CompareSpec
+
+
+@dataclass(frozen=True)
+class StudyPreparation:
+    """A protocol's step before a comparison runs any of its systems (``name``: the protocol):
+    ``prepare(request)`` returns a ``QuestionSetup`` per question key (a question without one runs as the
+    system says), or ``None`` where it prepares nothing this time; ``add_options(parser)`` adds its options
+    to ``compare``'s parser."""
+
+    name: str
+    prepare: Callable[[PreparationRequest], Mapping[str, QuestionSetup] | None]
+    add_options: Callable[[Any], object] | None = None
+
+
+def study_preparations() -> list[StudyPreparation]:
+    """Every plugin's study preparations, in plugin order, one per protocol name."""
+    return _unique("register_study_preparations", StudyPreparation)

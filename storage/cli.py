@@ -36,6 +36,7 @@ from rich.table import Table
 from rich.text import Text
 
 from console.terminal import TerminalRenderer, make_console
+from debate_core.config import DEFAULT_PROTOCOL, Condition
 from debate_core.events import Event
 from debate_core.text import clean
 from storage.store import STATUSES, Store
@@ -103,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--status", choices=STATUSES)
     listing.add_argument("--protocol", help="a protocol name (python -m debate_core protocols lists them)")
     listing.add_argument("--variant", help="a protocol variant")
-    listing.add_argument("--condition", choices=["fixed", "dynamic", "interruptible"], help="kimura's variant")
+    listing.add_argument("--condition", choices=[c.value for c in Condition], help=f"{DEFAULT_PROTOCOL}'s variant")
     listing.add_argument("--text", type=words, help="words in the question")
     listing.add_argument("--since", type=since_time, help="YYYY-MM-DD, or an ISO time with an offset")
     listing.add_argument("--experiment")

@@ -18,7 +18,8 @@ another worker's entry), and ``add_pool_once`` keeps the first pool stored
 for a question, so every worker builds its debates from the same answers.
 
 What it does not do: interpret any of it. The specification is an opaque dict
-here; ``experiments.spec`` gives it meaning.
+here; the study that made it gives it meaning (a paper study's
+``protocols.kimura.study.spec``, a comparison's ``experiments.compare``).
 """
 
 from __future__ import annotations

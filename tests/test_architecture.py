@@ -166,7 +166,7 @@ def test_modules_stay_small_and_say_what_they_do():
 
 def test_the_experiment_harness_loads_no_model_library_until_it_runs_one():
     code = (
-        "import sys, experiments.cli, experiments.report, experiments.runner, ui.analysis_panel;"
+        "import sys, experiments.cli, protocols.kimura.study.report, protocols.kimura.study.runner, ui.analysis_panel;"
         "heavy = [m for m in ('spacy', 'torch', 'transformers', 'kaleido') if m in sys.modules];"
         "print(','.join(heavy))"
     )

@@ -33,7 +33,7 @@ from debate_core.events import (
 from debate_core.events.fold import EventFold, UnhandledEvent
 from debate_core.plugins import problems
 from debate_core.protocols import registry as protocols
-from experiments.metrics import EffectsFold
+from protocols.kimura.study.metrics import EffectsFold
 from storage import Store
 from storage.transcript import TranscriptError
 from tests.conftest import QUESTION

@@ -24,7 +24,7 @@ from debate_core import AgentSpec, Debate, DebateConfig
 from debate_core.events import EVENT_TYPES, SilentTurn
 from debate_core.events.fold import EventFold, UnhandledEvent
 from debate_core.protocols import registry
-from experiments.metrics import EffectsFold
+from protocols.kimura.study.metrics import EffectsFold
 from storage.writer import Writer
 from tests.conftest import QUESTION
 from tests.protocols.tour import Tour, tour_backend

@@ -21,22 +21,13 @@ from debate_core.protocols import registry
 ROOT = Path(__file__).resolve().parents[1]
 
 STILL_NAMING: dict[str, dict[str, str]] = {
-    "experiments": {
-        "experiments/compare.py": "the positions pool's sides (handraiser), Kimura's agent names, Parliament's systems",
-        "experiments/compare_cli.py": "the positions pool (handraiser), Parliament in help texts",
-        "experiments/compare_report.py": "ACE's events counted as model mistakes",
-        "experiments/pool_generation.py": "Kimura's paper study, still to move",
-    },
+    "experiments": {},
     "ui": {},
-    "console": {"console/cli.py": "the default protocol, Kimura's demo question and --condition (Kimura's knobs)"},
+    "console": {},
     "storage": {
-        "storage/cli.py": "--condition, Kimura's variant by its name in the paper (Kimura's knobs)",
         "storage/migrations/versions/0003_protocols.py": "a migration is history: it moved Kimura's rows once",
     },
 }
-# Kimura's paper study, still to move into protocols/kimura/study/ (names no protocol but is one's).
-STILL_TO_MOVE = {"runner.py", "spec.py", "pool.py", "pool_generation.py", "scripted.py", "analysis.py", "metrics.py"}
-STILL_TO_MOVE |= {"figures.py", "report.py"}
 
 
 def protocol_names_in(path: Path, names: list[str]) -> set[str]:
@@ -77,11 +68,6 @@ def test_a_front_end_names_no_protocol_outside_its_allowlist(folder):
     assert set(allowed) <= set(naming), (
         f"no longer names a protocol, take it off the list: {set(allowed) - set(naming)}"
     )
-
-
-def test_kimuras_study_is_listed_until_it_moves():
-    present = {p.name for p in (ROOT / "experiments").glob("*.py")}
-    assert present >= STILL_TO_MOVE, "a module moved: take it off STILL_TO_MOVE"
 
 
 def test_the_ratchet_sees_code_not_docstrings(tmp_path):

@@ -17,7 +17,6 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -29,8 +28,8 @@ from debate_core import Debate
 from debate_core.backends.openai import OpenAIBackend
 from debate_core.errors import BackendError, BackendUnavailable, ConfigError
 from debate_core.events import DebateEnded, EndReason
-from storage import Store
 from tests.conftest import HANG_GUARD_S, SentenceSplitter, make_config
+from tests.recorded import run_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 STALL_CAP_S = 20.0
@@ -196,40 +195,9 @@ def with_usage(usage: str) -> Behaviour:
 
 def debate_on(backend: OpenAIBackend, tmp_path: Path, *, stop_after_s: float | None = None) -> dict[str, Any]:
     """Run and record a short debate; its events, the error it raised, and how long it took."""
-    config = make_config(token_budget=40, max_turns=3)
-    debate = Debate(config, backend, segmenter=SentenceSplitter())
-    store = Store(tmp_path / "debates.sqlite3")
-    yielded: list[Any] = []
-    error: BaseException | None = None
-    stopped_at: list[float] = []
-    if stop_after_s is not None:
-
-        def stop() -> None:
-            time.sleep(stop_after_s)
-            stopped_at.append(time.monotonic())
-            debate.stop()
-
-        threading.Thread(target=stop, daemon=True).start()
-    started = time.monotonic()
-    try:
-        for item in store.record(debate.events()):
-            yielded.append(item)
-    except BackendError as caught:
-        error = caught
-    finally:
-        elapsed = time.monotonic() - started
-        ended = time.monotonic()
-        stored = store.events(debate.debate_id)
-        store.close()
-        backend.close()
-    assert yielded and isinstance(yielded[-1], DebateEnded), "the debate did not end with debate_ended"
-    assert stored == yielded, "the store does not hold what the debate yielded"
-    return {
-        "ended": yielded[-1],
-        "error": error,
-        "elapsed": elapsed,
-        "after_stop": ended - stopped_at[0] if stopped_at else None,
-    }
+    debate = Debate(make_config(token_budget=40, max_turns=3), backend, segmenter=SentenceSplitter())
+    run = run_recorded(debate, tmp_path / "debates.sqlite3", backend=backend, stop_after_s=stop_after_s)
+    return {"ended": run.ended, "error": run.error, "elapsed": run.elapsed, "after_stop": run.after_stop}
 
 
 BROKEN = {

@@ -61,13 +61,13 @@ def _mentions_the_model_in_words_only() -> None:
 
 
 def _draws_png_figures(store: Any, out: Path) -> Any:
-    from experiments.report import write_report
+    from protocols.kimura.study.report import write_report
 
     return write_report(store, "toy", out, png=True)
 
 
 def _draws_png_figures_without_a_browser(store: Any, out: Path, monkeypatch: Any) -> Any:
-    from experiments.report import write_report
+    from protocols.kimura.study.report import write_report
 
     monkeypatch.setenv("BROWSER_PATH", str(out / "no-such-browser"))
     return write_report(store, "toy", out, png=True)

@@ -1,18 +1,18 @@
-"""The Analysis tab: an experiment's tables and figures, as the report has them.
+"""The Analysis tab: an experiment's tables and figures, as its report has them.
 
 What it does: lists the experiments in the store, and for the one chosen
-shows the report's text (what was run, Tables V-X, Figure 9's bins, counts
-and costs, definitions), the same plotly figures the report writes (Figures
-1-9 and final accuracy), the list of its debates (ids to open in the Replay
-tab), and offers the full report folder (markdown, HTML and PNG figures,
-CSVs) as a zip download. For a comparison study the text is its
-``report.md`` (``compare_report.full_markdown``): accuracy and cost per
-system, drift against CoT, free-form answers scored three ways, the paired
-comparison of every two systems (McNemar, bootstrap interval) and each
-protocol's own sections.
+asks the study kind that handles it (``experiments.extensions.StudyKind``:
+the harness's comparison, or a plugin's study through
+``register_study_kinds``) for its view, and shows its text, its plotly
+figures (at most twelve) and the list of its debates (ids to open in the
+Replay tab); it offers the kind's full report folder (markdown, HTML and PNG
+figures, CSVs) as a zip download. The token grid slider is handed to the
+kind for the figures it draws over public tokens. For a paper study the
+text is Tables V-X and the figures Figures 1-9; for a comparison, its
+``report.md``.
 
-What it does not do: run studies (``python -m experiments run`` does) or
-compute anything itself (``experiments.analysis`` and ``experiments.figures``).
+What it does not do: run studies (``python -m experiments`` does) or
+compute anything itself (the study kinds do).
 """
 
 from __future__ import annotations
@@ -26,10 +26,7 @@ from typing import Any
 
 import gradio as gr
 
-from experiments import compare_report
-from experiments.analysis import DEFAULT_STEP, load_study, trajectories
-from experiments.figures import CONDITION_NAMES, SETTING_NAMES, study_figures
-from experiments.report import markdown, write_report
+from experiments import extensions
 
 MAX_FIGURES = 12
 EMPTY = "No experiment yet. Run one with `python -m experiments run --experiment ID` (see docs/experiments.md)."
@@ -50,7 +47,7 @@ def build_analysis(store: Any) -> AnalysisPanel:
     """The tab's components and its page-load wiring."""
     with gr.Row():
         chosen = gr.Dropdown([], label="Experiment", scale=3, elem_id="analysis-choice", allow_custom_value=True)
-        step = gr.Slider(5, 100, value=DEFAULT_STEP, step=5, label="Trajectory grid (tokens)", scale=2)
+        step = gr.Slider(5, 100, value=extensions.DEFAULT_STEP, step=5, label="Trajectory grid (tokens)", scale=2)
         refresh = gr.Button("Refresh list", scale=1, elem_id="analysis-refresh")
         show = gr.Button("Show", variant="primary", scale=1, elem_id="analysis-show")
     summary = gr.Markdown(EMPTY, elem_id="analysis-summary")
@@ -86,44 +83,17 @@ def build_analysis(store: Any) -> AnalysisPanel:
         if not experiment_id:
             return [EMPTY, *hidden, []]
         record = store.experiments.get(experiment_id)
-        if record is not None and record.spec.get("kind") == compare_report.KIND:
-            text, rows = _comparison(experiment_id, record.model_id)
-            return [text, *hidden, rows]
+        if record is None:
+            return [f"**{extensions.no_such_experiment(store, experiment_id).args[0]}**", *hidden, []]
+        kind = extensions.study_kind_for(record)
+        if kind is None:
+            return [f"**experiment {experiment_id!r} is of a kind no plugin shows**", *hidden, []]
         try:
-            data = load_study(store, experiment_id)
+            view = kind.view(store, record, int(grid))
         except KeyError as error:
             return [f"**{error.args[0]}**", *hidden, []]
-        paths = trajectories(data, int(grid))
-        figures = study_figures(data, int(grid), paths)[:MAX_FIGURES]
-        text = markdown(data, [], set(), [], int(grid), paths)
-        shown = [gr.update(visible=True, value=f.figure) for f in figures]
-        rows = [
-            [
-                d.run.debate_id,
-                d.started.config.question.text[:100],
-                d.run.subject,
-                SETTING_NAMES[d.setting],
-                CONDITION_NAMES[d.condition],
-                d.ended.final_answer or "-",
-                "yes" if d.ended.correct else "no",
-            ]
-            for d in data.debates
-        ]
-        return [text, *shown, *hidden[len(shown) :], rows]
-
-    def _comparison(experiment_id: str, model_id: str) -> list[Any]:
-        """A comparison study (``python -m experiments compare``): its tables and its debates."""
-        spec, found = compare_report.outcomes(store, experiment_id)
-        rows = []
-        for outcome in found:
-            debate = store.debate(outcome.debate_id)
-            rows.append(
-                [
-                    outcome.debate_id, debate.question[:100], outcome.dataset, "-", outcome.system,
-                    debate.final_answer or "-", "yes" if outcome.correct else "no",
-                ]
-            )  # fmt: skip
-        return [compare_report.full_markdown(store, experiment_id, spec, model_id, found)[0], rows]
+        shown = [gr.update(visible=True, value=figure) for figure in list(view.figures)[:MAX_FIGURES]]
+        return [view.markdown, *shown, *hidden[len(shown) :], [list(row) for row in view.debates]]
 
     def report_zip(experiment_id: str | None, grid: float) -> str | None:
         if not experiment_id:
@@ -132,11 +102,12 @@ def build_analysis(store: Any) -> AnalysisPanel:
         if record is None:
             gr.Warning(f"no experiment {experiment_id!r} in the store")
             return None
+        kind = extensions.study_kind_for(record)
+        if kind is None:
+            gr.Warning(f"experiment {experiment_id!r} is of a kind no plugin reports")
+            return None
         folder = Path(tempfile.mkdtemp(prefix="debate-report-"))
-        if record.spec.get("kind") == compare_report.KIND:
-            compare_report.write_report(store, experiment_id, folder / experiment_id)
-        else:
-            write_report(store, experiment_id, folder / experiment_id, png=True, step=int(grid))
+        kind.write(store, record, folder / experiment_id, extensions.ReportOptions(png=True, step=int(grid)))
         return shutil.make_archive(str(folder / f"report-{experiment_id}"), "zip", folder, experiment_id)
 
     outputs = [summary, *plots, debates]

@@ -7,9 +7,10 @@ when the plugin is registered. Every hook has the same shape: the engine
 hands the plugin a ``register`` callable and the plugin calls it once per
 thing it contributes (``register(MyProtocol)``), so one plugin may
 contribute several, and the engine knows which plugin contributed what.
-A new kind of extension (event types, web renderers, live controls, report
-sections, commands, data sets) is one more spec in the same style, added
-together with the code that consumes it.
+The kinds today: protocols, event types, terminal renderers, web renderers,
+live controls, commands, report sections, data sets, study kinds and study
+preparations. A new kind of extension is one more spec in the same style,
+added together with the code that consumes it.
 
 What it does not do: load plugins (``manager``) or keep what they register
 (the consumer of each hook does: ``protocols.registry`` for protocols).
@@ -127,4 +128,32 @@ def register_live_controls(register: Callable[[object], object]) -> None:
     (``follow``) and how it words them (``note``); one generic widget draws it,
     and every button goes through the page's owner-token check. A name or a
     button name already taken is left out and recorded.
+    """
+
+
+@hookspec
+def register_study_kinds(register: Callable[[object], object]) -> None:
+    """Contribute a kind of study the harness shows: call ``register(experiments.extensions.StudyKind(...))``.
+
+    A ``StudyKind`` has a ``name``, ``handles(record)`` (whether an experiment
+    record is one of its studies), ``view(store, record, step)`` returning a
+    ``StudyView`` (markdown, plotly figures, one row per debate) for the web
+    app's Analysis tab, and ``write(store, record, folder, options)`` writing
+    its report folder for ``python -m experiments report`` and the tab's
+    download (a ``WrittenReport``: what it wrote, warnings). The first kind
+    that handles a record shows it; the harness's own (a comparison, ``compare``)
+    comes first. Import the study code inside the hook: the engine never imports it.
+    """
+
+
+@hookspec
+def register_study_preparations(register: Callable[[object], object]) -> None:
+    """Contribute a step before a comparison's debates: call ``register(experiments.extensions.StudyPreparation(...))``.
+
+    A ``StudyPreparation`` is named after its protocol; ``compare`` calls its
+    ``prepare(request)`` when the study runs one of that protocol's systems,
+    and lays the ``QuestionSetup`` it returns per question (parameters, briefs
+    by role) over those systems' debates. ``add_options(parser)`` adds its
+    options to ``compare``. Import the study code inside the hook: the engine
+    never imports it.
     """

@@ -38,6 +38,13 @@ def register_report_sections(register: Callable[[object], object]) -> None:
 
 
 @hookimpl
+def register_study_preparations(register: Callable[[object], object]) -> None:
+    from protocols.handraiser.study.preparation import PREPARATION
+
+    register(PREPARATION)
+
+
+@hookimpl
 def register_web_renderers(register: Callable[[object], object]) -> None:
     from protocols.handraiser.web import WEB
 

@@ -29,19 +29,8 @@ from dataclasses import dataclass, field
 
 from debate_core.backends.base import GenerationRequest
 from debate_core.backends.scripted import ScriptedBackend
-from debate_core.config import AgentSpec, DebateConfig, Question, SeatKind
-
-DEMO_QUESTION = Question(
-    text="Which gas makes up the largest share of Earth's atmosphere by volume?",
-    options=("Oxygen", "Nitrogen", "Carbon dioxide", "Argon"),
-    answer="B",
-)
-
-DEMO_AGENTS = (
-    AgentSpec(name="Alex", persona="You trust everyday intuition and say so plainly."),
-    AgentSpec(name="Chris", persona="You are cautious and like to check numbers."),
-    AgentSpec(name="Jenny", persona="You are a careful scientist who corrects mistakes quickly."),
-)
+from debate_core.config import DebateConfig, SeatKind
+from debate_core.demo import DEMO_AGENTS, DEMO_QUESTION
 
 _OPENING_WRONG = (
     "Oxygen must be the answer, since every breath we take depends on it.",

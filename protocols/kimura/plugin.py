@@ -5,7 +5,9 @@ one of the built-ins (``protocols.PLUGINS``), loaded
 through the same path as an outside package's plugin module, so a checkout
 on ``sys.path`` finds it without installed metadata.
 Its terminal rendering (``register_terminal_renderers``: ``terminal``)
-comes in through its hook too.
+comes in through its hook too, and so does its paper study (``study/``): the
+``run`` sub-command of ``python -m experiments`` (``register_commands``) and
+the study kind the Analysis tab and ``report`` show (``register_study_kinds``).
 
 What it does not do: decide anything about the protocol (``protocol`` does).
 """
@@ -43,3 +45,17 @@ def register_live_controls(register: Callable[[object], object]) -> None:
     from protocols.kimura.web import CONTROLS
 
     register(CONTROLS)
+
+
+@hookimpl
+def register_commands(register: Callable[[object], object]) -> None:
+    from protocols.kimura.study import cli
+
+    register(cli.COMMAND)
+
+
+@hookimpl
+def register_study_kinds(register: Callable[[object], object]) -> None:
+    from protocols.kimura.study.kind import KIND
+
+    register(KIND)

@@ -64,8 +64,8 @@ def compare_study(store) -> None:
 def app_db(tmp_path_factory) -> Path:
     """The app's database: a scripted study (Analysis tab), a finished demo debate and a two-turn one (Replay)."""
     from debate_core import Debate
-    from experiments.runner import StudyRunner
     from protocols.kimura.demo import demo_backend, demo_config
+    from protocols.kimura.study.runner import StudyRunner
     from storage import Store
     from tests.experiments.test_runner import backend_for, questions, spec
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from round_robin.protocol import STATEMENT, RoundRobin, Seen
 
 from debate_core.events import EVENT_TYPES, Event
 from debate_core.events.fold import EventFold
 from debate_core.kernel import Table, WholeMessage
 from debate_core.protocols import registry
 from debate_core.testing import ConformanceError, case_for, check_demo, check_folds, run_demo
-from tests.conformance.round_robin import STATEMENT, RoundRobin, Seen
 from tests.protocols.judged_rounds import JudgedRounds
 
 

@@ -35,7 +35,7 @@ from debate_core.testing import (
 )
 from experiments.compare import CompareRunner, CompareSpec, Item
 from experiments.compare_report import full_markdown, outcomes
-from experiments.metrics import EffectsFold
+from protocols.kimura.study.metrics import EffectsFold
 from storage import Store
 from storage.writer import Writer
 from tests.conformance.setups import params_for

@@ -1,8 +1,9 @@
 """A protocol nobody wrote a test for gets the whole conformance suite, and the suite finds its defect.
 
-An outside plugin (``tests/conformance/round_robin.py``, loaded through ``DEBATE_PLUGINS`` in a
-pytest run of its own) registers two protocols: ``round-robin``, which keeps every rule, and
-``round-robin-unfillable``, whose answer form no person can fill.
+Two outside plugins, loaded through ``DEBATE_PLUGINS`` in a pytest run of its own: the example package
+``examples/round_robin`` registers ``round-robin``, which keeps every rule, and
+``tests/conformance/unfillable.py`` registers ``round-robin-unfillable``, the same protocol with an
+answer form no person can fill.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from debate_core.plugins import ENV_VAR
 from tests.conftest import HANG_GUARD_S
 
 ROOT = Path(__file__).resolve().parents[2]
-PLUGIN = "tests.conformance.round_robin"
+PLUGINS = "round_robin.plugin,tests.conformance.unfillable"
+EXAMPLE = ROOT / "examples" / "round_robin"
 CHECKS = {
     "test_its_scripted_demo_runs_to_an_end_and_the_stream_is_one_that_can_have_happened",
     "test_every_consumer_in_the_project_consumes_its_stream",
@@ -42,7 +44,12 @@ def test_a_protocol_registered_from_outside_is_checked_with_no_test_written(tmp_
     ]
     command += ["-k", "round and robin", f"--junitxml={report}"]
     done = subprocess.run(
-        command, cwd=ROOT, env={**os.environ, ENV_VAR: PLUGIN}, capture_output=True, text=True, timeout=HANG_GUARD_S
+        command,
+        cwd=ROOT,
+        env={**os.environ, ENV_VAR: PLUGINS, "PYTHONPATH": os.pathsep.join([str(EXAMPLE), str(ROOT)])},
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
     )
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]  # 1: some tests failed
     outcomes: dict[tuple[str, str], str] = {}

@@ -16,7 +16,7 @@ from debate_core.events import (
     PlansMade,
     Source,
 )
-from experiments.analysis import (
+from protocols.kimura.study.analysis import (
     answers_on_grid,
     costs,
     effect_table,
@@ -28,9 +28,9 @@ from experiments.analysis import (
     majority_correct,
     trajectories,
 )
-from experiments.metrics import Kind
-from experiments.pool import Setting
-from experiments.runner import StudyRunner
+from protocols.kimura.study.metrics import Kind
+from protocols.kimura.study.pool import Setting
+from protocols.kimura.study.runner import StudyRunner
 from storage import Store
 from tests.experiments.test_runner import backend_for, questions, spec
 

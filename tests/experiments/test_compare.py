@@ -11,8 +11,8 @@ from debate_core.backends import factory
 from debate_core.config import Question
 from experiments.compare import CompareRunner, CompareSpec, Item, agents_for
 from experiments.compare_report import drift, free_form, full_markdown, outcomes, pairs, report_markdown, summarise
-from experiments.runner import ExperimentError
 from experiments.strategyqa import load_strategyqa
+from experiments.workers import ExperimentError
 from storage import Store
 from tests.conftest import QUESTION
 

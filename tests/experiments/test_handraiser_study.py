@@ -11,7 +11,7 @@ from debate_core.backends import factory
 from debate_core.events import ListenerDecision
 from experiments.compare import CompareRunner, CompareSpec, Item, system_parts
 from experiments.compare_report import write_report
-from experiments.runner import ExperimentError
+from experiments.workers import ExperimentError
 from protocols.handraiser.demo import HandRaiserDemo
 from protocols.handraiser.study.tree import TreeSampler, TreeSpec, label_for, nodes, write_jsonl
 from storage import Store

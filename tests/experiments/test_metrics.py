@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from experiments.metrics import Accuracy, Kind, Outcome, effects, intermediate_answers, token_bin, wilson
+from experiments.accuracy import Accuracy, wilson
+from protocols.kimura.study.metrics import Kind, Outcome, effects, intermediate_answers, token_bin
 from tests.conftest import build_script_backend, make_config, run
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from experiments.mmlu import EXPECTED_QUESTIONS, load_mmlu, parse_rows, sample
-from experiments.pool import Sampled, Setting, assign, usable
+from protocols.kimura.study.pool import Sampled, Setting, assign, usable
 
 S = Sampled
 
@@ -78,7 +78,7 @@ def test_the_packaged_mmlu_has_57_subjects_and_14042_questions():
 
 
 def test_realisable_needs_two_of_a_side_for_the_setting_that_has_two():
-    from experiments.pool import realisable
+    from protocols.kimura.study.pool import realisable
 
     one_right = [S("B", ""), S("A", ""), S("C", ""), S("A", ""), S("D", "")]
     assert realisable(one_right, "B", [Setting.TWO_INCORRECT])

@@ -10,8 +10,8 @@ import pytest
 
 from experiments.cli import main
 from experiments.images import export_png
-from experiments.report import pct, write_report
-from experiments.runner import StudyRunner
+from protocols.kimura.study.report import pct, write_report
+from protocols.kimura.study.runner import StudyRunner
 from storage import Store
 from tests.experiments.test_runner import backend_for, questions, spec
 
@@ -27,7 +27,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_a_proportion_is_printed_with_its_n_and_interval() -> None:
-    from experiments.metrics import Accuracy
+    from experiments.accuracy import Accuracy
 
     assert pct(Accuracy(2, 5)) == "40.0% (2/5; 95% CI 11.8-76.9)"
     assert pct(Accuracy(0, 0)) == "- (n=0)"

@@ -11,10 +11,11 @@ from debate_core.backends.scripted import ScriptedBackend
 from debate_core.config import Condition
 from debate_core.events import InitialAnswersGiven
 from experiments.mmlu import MmluQuestion
-from experiments.pool import Setting
-from experiments.runner import ExperimentError, StudyRunner
-from experiments.scripted import UNANIMOUS_MARK, StudyScript
-from experiments.spec import StudySpec
+from experiments.workers import ExperimentError
+from protocols.kimura.study.pool import Setting
+from protocols.kimura.study.runner import StudyRunner
+from protocols.kimura.study.scripted import UNANIMOUS_MARK, StudyScript
+from protocols.kimura.study.spec import StudySpec
 from storage import Store
 
 

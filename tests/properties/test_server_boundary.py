@@ -33,10 +33,10 @@ from hypothesis import strategies as st
 from debate_core import AgentSpec, Debate, DebateConfig
 from debate_core.backends.openai import OpenAIBackend
 from debate_core.errors import BackendError, ConfigError
-from debate_core.events import DebateEnded, EndReason
-from storage import Store
+from debate_core.events import EndReason
 from tests.conftest import QUESTION, SentenceSplitter
 from tests.properties.strategies import JSON_VALUE, MODEL_OUTPUT, TEXT
+from tests.recorded import run_recorded
 
 BASE = "http://test:8000"
 HEADERS_TIMEOUT_S = 0.3
@@ -215,39 +215,15 @@ def run(server: FakeVllm, protocol: str, stop_after_s: float | None = None) -> d
         vocab_size=50_000,
     )
     debate = Debate(config_for(protocol), backend, segmenter=SentenceSplitter())
-    stopped_at: list[float] = []
-    if stop_after_s is not None:
-
-        def stop() -> None:
-            time.sleep(stop_after_s)
-            stopped_at.append(time.monotonic())
-            debate.stop()
-
-        threading.Thread(target=stop, daemon=True).start()
-    yielded: list[Any] = []
-    error: BackendError | None = None
     with tempfile.TemporaryDirectory() as root:
-        store = Store(Path(root) / "debates.sqlite3")
-        started = time.monotonic()
-        try:
-            for item in store.record(debate.events()):
-                yielded.append(item)
-        except BackendError as caught:
-            error = caught
-        finally:
-            ended = time.monotonic()
-            stored = store.events(debate.debate_id)
-            store.close()
-            backend.close()
-    assert yielded and isinstance(yielded[-1], DebateEnded), "the debate did not end with debate_ended"
-    assert stored == yielded, "the store does not hold what the debate yielded"
-    last = yielded[-1]
+        recorded = run_recorded(debate, Path(root) / "debates.sqlite3", backend=backend, stop_after_s=stop_after_s)
+    last, error = recorded.ended, recorded.error
     if error is not None:
         assert last.reason is EndReason.ERROR and last.error == str(error)
         assert BASE in str(error), f"the error does not name the server: {error}"
     else:
         assert last.reason is not EndReason.ERROR
-    return {"ended": last, "elapsed": ended - started, "after_stop": ended - stopped_at[0] if stopped_at else None}
+    return {"ended": last, "elapsed": recorded.elapsed, "after_stop": recorded.after_stop}
 
 
 @given(

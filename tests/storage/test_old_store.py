@@ -18,8 +18,8 @@ from rich.console import Console
 
 from console.terminal import TerminalRenderer
 from debate_core.events import event_from_dict
-from experiments.analysis import final_accuracy, load_study
-from experiments.pool import Setting
+from protocols.kimura.study.analysis import final_accuracy, load_study
+from protocols.kimura.study.pool import Setting
 from storage import Store
 from tests.golden.scenarios import normalise, read_golden
 from ui.view_model import DebateView

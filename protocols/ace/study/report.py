@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from debate_core.events import EndReason, PhaseStarted
+from experiments.accuracy import Accuracy
 from experiments.extensions import ReportSection, Section
-from experiments.metrics import Accuracy
 from experiments.workers import finished_debates
 from protocols.ace.events import ActionComposed
 from storage import Store

@@ -1,7 +1,9 @@
 """HandRaiser's study code, a front end of the protocol for ``python -m experiments``.
 
 What it does: ``positions`` (the positions pool: each question's most
-confusing wrong answer and both sides' explanations, stored), ``tree`` and
+confusing wrong answer and both sides' explanations, stored),
+``preparation`` (that pool as ``compare``'s study preparation: each
+question's sides and briefs, and ``--no-positions``), ``tree`` and
 ``cli`` (the ``tree-sample`` sub-command: listener training data by tree
 sampling), ``listener_data`` and ``train_listener`` (the ``train-listener``
 sub-command: the fine-tuned Yes/No listener), ``report`` (the policies'

@@ -26,7 +26,8 @@ from rich.console import Console
 from experiments.compare import mmlu_items
 from experiments.compare_cli import add_backend_options, model_label, study_backend
 from experiments.extensions import Command
-from experiments.runner import ExperimentError, Progress
+from experiments.progress import Progress
+from experiments.workers import ExperimentError
 from protocols.handraiser.study.positions import position_pool
 from protocols.handraiser.study.tree import TreeSampler, TreeSpec, TreeSummary, write_jsonl
 from storage import Store

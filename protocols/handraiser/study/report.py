@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import plotly.graph_objects as go
 
 from debate_core.events import UtteranceGenerated
+from experiments.accuracy import Accuracy
 from experiments.extensions import ReportSection, Section
-from experiments.metrics import Accuracy
 from experiments.workers import finished_debates
 from protocols.handraiser.cost import Cost, debate_cost
 from storage import Store

@@ -43,11 +43,12 @@ from debate_core.config import DebateConfig
 from debate_core.debate import Debate
 from debate_core.events import DebateEnded, Event, UtteranceGenerated
 from experiments.compare import CompareSpec, Item
-from experiments.runner import Progress, SilentProgress
+from experiments.progress import Progress, SilentProgress
 from experiments.workers import ExperimentError, StudyDebates, register_study, run_pool
 from protocols.handraiser.cost import debate_cost
 from protocols.handraiser.positions import Positions
 from protocols.handraiser.replayed import listener_messages
+from protocols.handraiser.study.preparation import question_setup
 from storage import Store
 from storage.experiments import RunRecord
 
@@ -93,7 +94,8 @@ class TreeSpec(BaseModel):
             temperature=self.temperature,
             max_new_tokens=self.max_new_tokens,
         )
-        return compare.config(item, self.system(), positions)
+        setup = question_setup(positions, self.seed, item.key) if positions is not None else None
+        return compare.config(item, self.system(), setup)
 
     def debate_id(self, *parts: Any) -> str:
         text = json.dumps([self.experiment_id, *parts])

@@ -30,8 +30,8 @@ import plotly.graph_objects as go
 
 from debate_core.events import DebateStarted, EndReason, SignalsMeasured, UtteranceGenerated
 from debate_core.kernel.endings import is_correct
+from experiments.accuracy import Accuracy
 from experiments.extensions import ReportSection, Section
-from experiments.metrics import Accuracy
 from experiments.workers import finished_debates
 from protocols.sid.events import ContextCompressed
 from storage import Store

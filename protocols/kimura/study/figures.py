@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from debate_core.config import Condition
-from experiments.analysis import (
+from experiments.accuracy import Accuracy
+from protocols.kimura.study.analysis import (
     DEFAULT_STEP,
     StudyData,
     Trajectory,
@@ -31,8 +32,7 @@ from experiments.analysis import (
     interruption_bins,
     trajectories,
 )
-from experiments.metrics import Accuracy
-from experiments.pool import AGENTS, CORRECT_AGENTS, Setting
+from protocols.kimura.study.pool import AGENTS, CORRECT_AGENTS, Setting
 
 CONDITION_NAMES = {
     Condition.FIXED: "Fixed order",

@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 from debate_core.config import Condition
 from debate_core.events import DebateEnded, DebateStarted, Event, InitialAnswersGiven
 from debate_core.status import DebateStatus
-from experiments.metrics import BIN_WIDTH, Accuracy, Effect, Kind, Outcome, effects, intermediate_answers, token_bin
-from experiments.pool import AGENTS, Setting
-from experiments.spec import StudySpec
+from experiments.accuracy import Accuracy
+from protocols.kimura.study.metrics import BIN_WIDTH, Effect, Kind, Outcome, effects, intermediate_answers, token_bin
+from protocols.kimura.study.pool import AGENTS, Setting
+from protocols.kimura.study.spec import StudySpec
 from storage import Store
 from storage.experiments import ExperimentRecord, RunRecord
 

@@ -33,7 +33,7 @@ from debate_core.config import (
     SuppliedInitialAnswer,
 )
 from experiments.mmlu import MmluQuestion
-from experiments.pool import AGENTS, DEFAULT_THRESHOLD, SAMPLES_PER_QUESTION, Setting
+from protocols.kimura.study.pool import AGENTS, DEFAULT_THRESHOLD, SAMPLES_PER_QUESTION, Setting
 
 POOL_PROMPT_VERSION = 1
 POOL_MAX_NEW_TOKENS = 256  # the authors' pool script caps its answers at 256 tokens

@@ -35,36 +35,20 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from debate_core.backends.base import Backend
 from debate_core.config import Condition
 from debate_core.debate import Debate
 from debate_core.log import logger
 from experiments.mmlu import MmluQuestion, in_subjects, load_mmlu, sample
-from experiments.pool import Sampled, Setting, assign, realisable, usable
-from experiments.pool_generation import generate_samples, to_sampled
-from experiments.spec import StudySpec, question_key
+from experiments.progress import Progress, SilentProgress
 from experiments.workers import ExperimentError, StudyDebates, register_study
+from protocols.kimura.study.pool import Sampled, Setting, assign, realisable, usable
+from protocols.kimura.study.pool_generation import generate_samples, to_sampled
+from protocols.kimura.study.spec import StudySpec, question_key
 from storage import Store
 from storage.cells import Lease
 from storage.experiments import PoolAnswer, RunRecord
-
-
-class Progress(Protocol):
-    """Where the runner reports progress (a terminal bar, a log, nothing)."""
-
-    def phase(self, name: str, total: int, done: int = 0) -> None: ...
-
-    def advance(self, name: str, note: str = "") -> None: ...
-
-
-class SilentProgress:
-    def phase(self, name: str, total: int, done: int = 0) -> None:
-        pass
-
-    def advance(self, name: str, note: str = "") -> None:
-        pass
 
 
 @dataclass(frozen=True)

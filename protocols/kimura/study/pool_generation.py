@@ -21,10 +21,10 @@ from debate_core.backends.base import Backend
 from debate_core.config import AgentSpec, DebateConfig
 from debate_core.kernel.seats import ModelSeat
 from experiments.mmlu import MmluQuestion
-from experiments.pool import AGENTS, Sampled
 from protocols.kimura.forms import kimura_forms
 from protocols.kimura.prompting import PromptBuilder
 from protocols.kimura.state import initial_view
+from protocols.kimura.study.pool import AGENTS, Sampled
 from storage.experiments import PoolAnswer
 
 

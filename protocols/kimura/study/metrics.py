@@ -2,8 +2,6 @@
 
 What it does:
 
-* ``wilson`` gives a 95% confidence interval for an accuracy, and
-  ``Accuracy`` carries it with its n;
 * ``intermediate_answers`` lists every agent's answer at each turn's plans
   (or, for protocols without plans, each time the answers are updated),
   against the public tokens used (the trajectories of Figures 1-8);
@@ -33,12 +31,12 @@ event type it needs and ignores the others explicitly (a suspended
 interruption, a point of information, is not one of Section VI-B's
 interruptions).
 
-What it does not do: read the store or draw figures.
+What it does not do: read the store or draw figures; an accuracy with its interval is the harness's
+(``experiments.accuracy``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -56,35 +54,6 @@ from debate_core.events import (
 from debate_core.events.fold import EventFold
 
 BIN_WIDTH = 50
-Z_95 = 1.959963984540054
-
-
-def wilson(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (0, 0 when n is 0)."""
-    if n == 0:
-        return 0.0, 0.0
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-@dataclass(frozen=True)
-class Accuracy:
-    correct: int
-    n: int
-
-    @property
-    def value(self) -> float:
-        return self.correct / self.n if self.n else 0.0
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        return wilson(self.correct, self.n)
-
-    def __str__(self) -> str:
-        low, high = self.interval
-        return f"{100 * self.value:.1f}% (n={self.n}, 95% CI {100 * low:.1f}-{100 * high:.1f})"
 
 
 def intermediate_answers(events: Sequence[Event]) -> list[tuple[int, int, dict[str, str | None]]]:

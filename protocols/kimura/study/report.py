@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from debate_core.config import Condition
-from experiments.analysis import (
+from experiments.accuracy import Accuracy
+from experiments.images import export_png
+from protocols.kimura.study.analysis import (
     DEFAULT_STEP,
     StudyData,
     Trajectory,
@@ -36,10 +38,9 @@ from experiments.analysis import (
     study_effects,
     trajectories,
 )
-from experiments.figures import CONDITION_NAMES, SETTING_NAMES, NamedFigure, study_figures
-from experiments.images import export_png
-from experiments.metrics import Accuracy, Kind
-from experiments.pool import Setting
+from protocols.kimura.study.figures import CONDITION_NAMES, SETTING_NAMES, NamedFigure, study_figures
+from protocols.kimura.study.metrics import Kind
+from protocols.kimura.study.pool import Setting
 from storage import Store
 
 
