@@ -17,7 +17,7 @@ PIP    := $(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAI
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run cli demo study test test-fast test-vllm fuzz lint bench clean postgresql
+.PHONY: run cli demo study test test-part-slow test-part-quick test-fast test-vllm fuzz lint bench clean postgresql
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,14 +71,28 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
+# Every test, as two pytest runs side by side (TEST_JOBS=1: one after the other), each printing its report
+# and its 25 slowest tests when it ends: the tests marked model, server or browser, one at a time as
+# always, and beside them all the others (the fast lane, mostly single-threaded Python), so the lane that
+# loads models never shares the machine with a second model. Together they select every test once.
+QUICK_LANE := not model and not server and not browser
+TEST_JOBS  ?= 2
+
 test: lint /usr/bin/chromium postgresql
-	$(PY) -m pytest -q
+	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) -O test-part-slow test-part-quick
+
+test-part-slow:
+	$(PY) -m pytest -q --durations=25 -m "not ($(QUICK_LANE))"
+
+test-part-quick:
+	$(PY) -m pytest -q --durations=25 -m "$(QUICK_LANE)"
 
 # The fast lane: the same lint, then every test but those marked model, server or browser (tests/lanes.py
-# marks each test by what it uses; PostgreSQL and property tests stay in), split by test file into
-# FAST_JOBS pytest runs side by side, each printing its report when it ends (FAST_JOBS=1: one run).
+# marks each test by what it uses; PostgreSQL and property tests stay in), split into FAST_JOBS pytest
+# runs side by side (whole test files, balanced by their seconds in tests/durations.json; refresh it with
+# `python -m tests.shards`), each printing its report when it ends (FAST_JOBS=1: one run).
 # `pytest -m LANE` runs one lane.
-FAST_LANE ?= not model and not server and not browser
+FAST_LANE ?= $(QUICK_LANE)
 FAST_JOBS ?= 2
 
 test-fast: lint postgresql

@@ -139,7 +139,7 @@ def scripted_plan_prompts(layout: str, turns: int) -> list[GenerationRequest]:
         token_budget=10**6,
         max_turns=turns,
         max_silent_turns=turns,
-        prompt_layout=layout,
+        params={"prompt_layout": layout},
     )
     backend = demo_backend(config)
     Debate(config, backend).run()

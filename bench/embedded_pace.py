@@ -17,6 +17,7 @@ import itertools
 import os
 import statistics
 import time
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -27,15 +28,17 @@ from protocols.kimura.demo import demo_config
 
 # The app's embedded-model defaults (``ui.setup_panel.EMBEDDED_DEFAULTS``) next to the settings
 # it used before they existed.
-SETTINGS = {
-    "short": {"token_budget": 120, "utterance_max_new_tokens": 40, "max_new_tokens": 96},
-    "app": {"token_budget": 300, "utterance_max_new_tokens": 80},
+SETTINGS: dict[str, dict[str, Any]] = {
+    "short": {"token_budget": 120, "max_new_tokens": 96, "params": {"utterance_max_new_tokens": 40}},
+    "app": {"token_budget": 300, "params": {"utterance_max_new_tokens": 80}},
 }
 
 
 def run(name: str, max_turns: int) -> None:
     base = demo_config(seed=1).model_dump()
-    config = DebateConfig.model_validate({**base, **SETTINGS[name], "prompt_layout": "cached"})
+    settings = SETTINGS[name]
+    params = {**base["params"], **settings["params"], "prompt_layout": "cached"}
+    config = DebateConfig.model_validate({**base, **settings, "params": params})
     backend = make_backend(BackendSpec("transformers"), config)
     began = time.perf_counter()
     backend.loaded  # type: ignore[attr-defined]  # noqa: B018 - load before timing the debate

@@ -65,9 +65,8 @@ def config(i: int, budget: int) -> DebateConfig:
         condition="interruptible",
         token_budget=budget,
         seed=i,
-        utterance_max_new_tokens=30,
+        params={"utterance_max_new_tokens": 30, "prompt_layout": "cached"},
         max_new_tokens=96,
-        prompt_layout="cached",
         max_turns=12,
     )
 

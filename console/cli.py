@@ -65,7 +65,7 @@ from debate_core.errors import BackendError, ConfigError
 from debate_core.events import Event, event_to_json
 from debate_core.kernel.human import HumanChannel
 from debate_core.kernel.seats import HumanSeat, Seat
-from debate_core.protocols.registry import agent_limit
+from debate_core.protocols.registry import agent_limit, with_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -237,17 +237,20 @@ def config_from_args(args: argparse.Namespace) -> DebateConfig:
         protocol=args.protocol,
         variant=args.variant,
         condition=Condition(args.condition) if args.condition else None,
-        params=_params(args.param),
+        params=with_settings(  # the flags of the protocols that take them; --param wins
+            args.protocol,
+            _params(args.param),
+            utterance_max_new_tokens=args.utterance_max_new_tokens,
+            history_window=args.history_window,
+            prompt_layout=args.layout,
+        ),
         token_budget=args.budget,
         seed=args.seed,
         temperature=args.temperature,
         max_new_tokens=args.max_new_tokens,
-        utterance_max_new_tokens=args.utterance_max_new_tokens,
-        history_window=args.history_window,
         max_turns=args.max_turns,
         max_silent_turns=args.max_silent_turns,
         initial_answers=initial,
-        prompt_layout=PromptLayout(args.layout),
     )
 
 

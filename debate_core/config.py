@@ -14,6 +14,11 @@ temperature 0.3, 1,024 new tokens.
 interruptible) and stays an alias: for the ``kimura`` protocol, a condition
 and a variant are the same thing and are kept equal.
 
+Kimura's prompt layout, history window and utterance cap were top-level fields
+once and are its parameters now (``MOVED_TO_PARAMS``); ``knobs_into_params``
+reads a configuration written before into today's shape (``codec.upgrade``
+applies it to every stored ``debate_started``).
+
 What it does not do: run anything, load models, or know about storage or the UI.
 """
 
@@ -48,6 +53,8 @@ MAX_ANSWER_LENGTH = 1_000
 MAX_REASON_LENGTH = 4_000
 MAX_PARAMS_DEPTH = 8
 DEFAULT_PROTOCOL = "kimura"
+# Settings only Kimura reads: top-level fields of a configuration before they became its parameters.
+MOVED_TO_PARAMS = ("history_window", "prompt_layout", "utterance_max_new_tokens")
 _PROTOCOL_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 
 # Text typed by people (a question, a persona) passes the one sanitising rule of debate_core.text.
@@ -236,14 +243,43 @@ class SuppliedInitialAnswer(BaseModel):
     reason: Annotated[Text, Field(max_length=MAX_REASON_LENGTH)] = ""
 
 
+def knobs_into_params(data: Any) -> Any:
+    """A configuration dict written before Kimura's knobs became its parameters, in today's shape.
+
+    For a ``kimura`` configuration the top-level ``MOVED_TO_PARAMS`` keys move
+    into ``params`` with their values; a key also in ``params`` with another
+    value stays where it is, so validation refuses it (``history_window`` is
+    not a field). For any other protocol they are dropped (they were stored
+    with their defaults and never read). Anything else is returned as it is.
+    It works on the raw dict (``codec.upgrade``), not in a validator, so that
+    strict JSON validation stays strict.
+    """
+    if not isinstance(data, dict) or not any(key in data for key in MOVED_TO_PARAMS):
+        return data
+    if data.get("protocol", DEFAULT_PROTOCOL) != DEFAULT_PROTOCOL:
+        return {key: value for key, value in data.items() if key not in MOVED_TO_PARAMS}
+    if data.get("params") is not None and not isinstance(data.get("params"), dict):
+        return data  # not a configuration validation can accept anyway: it says why
+    data, params = dict(data), dict(data.get("params") or {})
+    for key in MOVED_TO_PARAMS:
+        if key not in data:
+            continue
+        value = data[key].value if isinstance(data[key], StrEnum) else data[key]
+        if key not in params or params[key] == value:
+            params[key] = value
+            del data[key]
+    data["params"] = params
+    return data
+
+
 class DebateConfig(BaseModel):
     """Everything that defines a debate. Invalid combinations fail here.
 
     ``max_new_tokens`` caps every generation (the paper: 1,024). Plans and
     initial answers are JSON whose schema bounds their length, but a cap below
     about 520 tokens can cut a long one off (it is then recorded as invalid).
-    ``utterance_max_new_tokens``, when set, caps utterances more tightly: a
-    knob for short demos on slow hardware.
+    A protocol's own settings are its ``params`` (Kimura's prompt layout,
+    history window and utterance cap among them).
     """
 
     model_config = _Frozen
@@ -258,12 +294,9 @@ class DebateConfig(BaseModel):
     seed: Annotated[int, Field(ge=-INT64, lt=INT64)] = DEFAULT_SEED
     temperature: float = DEFAULT_TEMPERATURE
     max_new_tokens: Annotated[int, Field(le=10**6)] = DEFAULT_MAX_NEW_TOKENS
-    utterance_max_new_tokens: Annotated[int, Field(le=10**6)] | None = None
-    history_window: Annotated[int, Field(le=10**6)] | None = DEFAULT_HISTORY_WINDOW
     max_turns: Annotated[int, Field(le=10**7)] = DEFAULT_MAX_TURNS
     max_silent_turns: Annotated[int, Field(le=10**7)] = DEFAULT_MAX_SILENT_TURNS
     initial_answers: dict[str, SuppliedInitialAnswer] = Field(default_factory=dict)
-    prompt_layout: PromptLayout = PromptLayout.PAPER
     record_prompts: bool = False
 
     @field_validator("token_budget")
@@ -280,25 +313,11 @@ class DebateConfig(BaseModel):
             raise ValueError(f"temperature must be between 0 and 5, got {value}")
         return value
 
-    @field_validator("utterance_max_new_tokens")
-    @classmethod
-    def _optional_at_least_one(cls, value: int | None) -> int | None:
-        if value is not None and value < 1:
-            raise ValueError(f"must be at least 1 (or None for max_new_tokens), got {value}")
-        return value
-
     @field_validator("max_new_tokens", "max_turns", "max_silent_turns")
     @classmethod
     def _at_least_one(cls, value: int) -> int:
         if value < 1:
             raise ValueError(f"must be at least 1, got {value}")
-        return value
-
-    @field_validator("history_window")
-    @classmethod
-    def _window_positive(cls, value: int | None) -> int | None:
-        if value is not None and value < 1:
-            raise ValueError(f"history_window must be at least 1 turn (or None for all), got {value}")
         return value
 
     @field_validator("params")

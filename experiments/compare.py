@@ -46,7 +46,7 @@ from debate_core.config import DEFAULT_AGENT_NAMES, AgentSpec, DebateConfig, Pro
 from debate_core.debate import Debate
 from debate_core.errors import ConfigError
 from debate_core.protocols.base import RoleSpec
-from debate_core.protocols.registry import protocol_class, resolve
+from debate_core.protocols.registry import protocol_class, resolve, with_settings
 from experiments.bbh import DEFAULT_TASKS as DEFAULT_BBH_TASKS
 from experiments.bbh import check_tasks
 from experiments.extensions import QuestionSetup, report_sections
@@ -155,13 +155,16 @@ class CompareSpec(BaseModel):
             agents=agents,
             protocol=protocol,
             variant=variant or None,
-            params=params,
+            params=with_settings(  # for the protocols that take them; a system's parameters win
+                protocol,
+                params,
+                utterance_max_new_tokens=self.utterance_max_new_tokens,
+                prompt_layout=self.prompt_layout,
+            ),
             token_budget=self.token_budget,
             seed=self.seed_for(item.key),
             temperature=self.temperature,
             max_new_tokens=self.max_new_tokens,
-            utterance_max_new_tokens=self.utterance_max_new_tokens,
-            prompt_layout=self.prompt_layout,
         )
 
 

@@ -3,11 +3,16 @@
 What it does: lists the built-in plugin modules in ``PLUGINS``, which the
 plugin manager (``debate_core.plugins.manager``) registers first, through the
 same path as an installed package's plugin; a plain checkout on ``sys.path``
-sees them without being reinstalled. Each package has the same shape: its
-``plugin.py`` (the hooks), ``protocol.py``, ``params.py``, ``forms.py``, its
-loop, ``views.py``, ``prompts/``, ``demo.py``, ``consistency.py``, and where
-it has them its ``events.py``, ``web.py`` (web app), ``terminal.py``
-(terminal) and ``study/`` (study harness). A protocol package imports the
+sees them without being reinstalled. Each package has the same shape, the
+same names for the same things: ``plugin.py`` (the hooks), ``protocol.py``
+(the ``Protocol``), ``params.py`` (its parameters), ``forms.py`` (its
+request kinds), ``state.py`` (the run state: one debate's seats, views and
+record, the object the loop takes), ``loop.py`` (the order of moves),
+``views.py`` (what a seat is shown), ``prompting.py`` and ``prompts/`` (the
+wording), ``demo.py`` (the scripted demo), ``consistency.py`` (what its
+streams may hold), and where it has them ``events.py``, ``web.py`` (web
+app), ``terminal.py`` (terminal) and ``study/`` (study harness);
+``tests/test_protocol_shape.py`` checks the core modules. A protocol package imports the
 engine (``debate_core``) and never another protocol; only its ``web.py``,
 ``terminal.py`` and ``study/`` import the front end they serve, and only
 lazily from ``plugin.py``'s hooks.

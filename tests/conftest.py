@@ -26,7 +26,8 @@ from debate_core import AgentSpec, Debate, DebateConfig, Question, ScriptedBacke
 from debate_core.backends.base import GenerationRequest
 from debate_core.events import PlanRecord, PlansMade
 from debate_core.kernel.sentences import default_sentence_chunker as default_segmenter
-from tests.lanes import mark_lanes, parse_shard, shard
+from tests.lanes import mark_lanes
+from tests.shards import parse_shard, shard
 
 # Tests never download. debate_core imports transformers lazily, so this is set before
 # any Hugging Face library reads it; the embedded model needs no hub at all.
@@ -192,7 +193,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--shard",
         metavar="K/N",
-        help="run only the K-th of N parts of the selected tests, split by test file (make test-fast runs them)",
+        help=(
+            "run only the K-th of N parts of the selected tests, whole test files balanced by tests/durations.json"
+            " (make test-fast runs them)"
+        ),
     )
 
 

@@ -19,8 +19,8 @@ hand (``@pytest.mark.model`` or a module's ``pytestmark``); inference only adds 
 one. It does not run anything or watch what a test does at run time: a test that reaches a model
 only through a helper outside ``tests`` is not seen and needs a marker by hand.
 
-``shard`` (``--shard K/N``) keeps every N-th test file of what was selected, so that ``make test-fast``
-can run its lane as N pytest processes side by side; it knows nothing of lanes.
+``--shard K/N`` (tests/shards.py) splits what was selected into N parts of whole files, so that
+``make test-fast`` can run its lane as N pytest processes side by side.
 """
 
 from __future__ import annotations
@@ -201,26 +201,3 @@ def mark_lanes(items: Iterable[pytest.Item]) -> None:
         carried = {mark.name for mark in item.iter_markers()}
         for lane in sorted(lanes_of(item) - carried):
             item.add_marker(lane)
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"K/N"`` (1 <= K <= N) as ``(K, N)``; anything else is a usage error."""
-    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
-    if match is None or not 1 <= int(match.group(1)) <= int(match.group(2)):
-        raise pytest.UsageError(f"--shard takes K/N with 1 <= K <= N, not {text!r}")
-    return int(match.group(1)), int(match.group(2))
-
-
-def shard(items: list[pytest.Item], part: int, parts: int) -> list[pytest.Item]:
-    """Keep in ``items`` the tests of every ``parts``-th test file from the ``part``-th on; return the others.
-
-    Whole files stay together (in their order), so module-scoped fixtures are built once and tests
-    that share a module run as they always do; the files alternate between the parts.
-    """
-    files: dict[Path, int] = {}
-    for item in items:
-        files.setdefault(Path(str(item.path)), len(files))
-    kept = [item for item in items if files[Path(str(item.path))] % parts == part - 1]
-    dropped = [item for item in items if files[Path(str(item.path))] % parts != part - 1]
-    items[:] = kept
-    return dropped

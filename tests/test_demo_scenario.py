@@ -69,7 +69,7 @@ def test_in_the_demo_an_agent_cuts_off_a_person_after_their_first_sentence_once(
     from debate_core.events import SpeakerSelected
 
     agents = (*demo_config().agents[:2], AgentSpec(name="Jenny", seat=SeatKind.HUMAN))
-    config = demo_config(agents=agents, seed=1, token_budget=260, prompt_layout=layout)
+    config = demo_config(agents=agents, seed=1, token_budget=260, params={"prompt_layout": layout})
     channel = HumanChannel()
     said = iter(["Wait, that is wrong. Nitrogen is 78 percent of the air.", "Let me finish this time. It is B."])
 

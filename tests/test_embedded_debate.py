@@ -31,8 +31,7 @@ def test_three_agent_interruptible_debate_on_the_embedded_model(backend):
         condition="interruptible",
         token_budget=150,
         seed=3,
-        utterance_max_new_tokens=40,
-        prompt_layout="cached",
+        params={"utterance_max_new_tokens": 40, "prompt_layout": "cached"},
     )
     events = Debate(config, backend).run()
     end = events[-1]

@@ -1,4 +1,5 @@
-"""The test lanes: what ``make test-fast`` leaves out, found from what a test uses (tests/lanes.py).
+"""The test lanes and shards: what ``make test-fast`` leaves out, found from what a test uses
+(tests/lanes.py), and how it splits the rest between its processes (tests/shards.py).
 
 The samples below are never called: the lanes are read from their code. The tests reach them
 through ``SAMPLES`` (a dict, which the lane inference does not follow), so that these tests
@@ -8,6 +9,7 @@ themselves stay in the fast lane.
 from __future__ import annotations
 
 import functools
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +18,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import HANG_GUARD_S
-from tests.lanes import FAST_LANE, LANES, code_lanes, folder_lanes, parse_shard
+from tests.lanes import FAST_LANE, LANES, code_lanes, folder_lanes
+from tests.shards import assign, parse_shard, shard
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -118,40 +121,146 @@ def test_every_lane_is_a_registered_marker():
     assert "--strict-markers" in pyproject
 
 
-def collected(*args: str) -> list[str]:
-    """The node ids ``pytest --collect-only`` lists for ``args`` (run from the project's root)."""
+# One pytest process collects every selection these tests compare (``pytest.main`` once per selection,
+# each a session of its own, as on the command line): a process per selection would start the
+# interpreter and import the project each time.
+_COLLECT = """
+import json, sys
+import pytest
+
+class Collected:
+    def pytest_collection_finish(self, session):
+        self.ids = [item.nodeid for item in session.items]
+
+found = []
+for args in json.loads(sys.argv[1]):
+    plugin = Collected()
+    status = int(pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *args], plugins=[plugin]))
+    found.append([status, getattr(plugin, "ids", [])])
+print("COLLECTED " + json.dumps(found))
+"""
+
+
+def collected(*selections: list[str]) -> list[list[str]]:
+    """The node ids pytest collects for each of ``selections`` (argument lists, run from the project's root)."""
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+        [sys.executable, "-c", _COLLECT, json.dumps(selections)],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=HANG_GUARD_S,
     )
-    assert result.returncode in (0, 5), result.stdout + result.stderr  # 5: everything deselected
-    return [line for line in result.stdout.splitlines() if "::" in line]
+    lines = [line for line in result.stdout.splitlines() if line.startswith("COLLECTED ")]
+    assert result.returncode == 0 and lines, result.stdout + result.stderr
+    found = json.loads(lines[-1].removeprefix("COLLECTED "))
+    for (status, _), args in zip(found, selections, strict=True):
+        assert status in (0, 5), f"{args}: exit {status}\n{result.stdout}{result.stderr}"  # 5: all deselected
+    return [ids for _, ids in found]
 
 
 CONTRACT = "tests/contract/test_backend_contract.py"
+SHARDED = ("tests/test_golden.py", "tests/test_folds.py", "tests/test_prompts.py")
 
 
-def test_the_fast_lane_keeps_the_scripted_contract_and_leaves_out_real_models_and_servers():
-    fast = collected("-m", FAST_LANE, CONTRACT, "tests/test_embedded_debate.py")
+@pytest.fixture(scope="module")
+def selections() -> dict[str, list[str]]:
+    """The selections the tests below compare, collected by one pytest process."""
+    wanted = {
+        "fast": ["-m", FAST_LANE, CONTRACT, "tests/test_embedded_debate.py"],
+        "model": ["-m", "model", CONTRACT],
+        "server": ["-m", "server", CONTRACT],
+        "sharded": ["-m", FAST_LANE, *SHARDED],
+        "shard 1/2": ["-m", FAST_LANE, "--shard", "1/2", *SHARDED],
+        "shard 2/2": ["-m", FAST_LANE, "--shard", "2/2", *SHARDED],
+    }
+    return dict(zip(wanted, collected(*wanted.values()), strict=True))
+
+
+def test_the_fast_lane_keeps_the_scripted_contract_and_leaves_out_real_models_and_servers(selections):
+    fast = selections["fast"]
     assert fast and all("transformers-embedded" not in i and "openai-llamacpp" not in i for i in fast)
     assert any("[scripted" in i for i in fast)
     assert not [i for i in fast if i.startswith("tests/test_embedded_debate.py")]
-    model = collected("-m", "model", CONTRACT)
+    model = selections["model"]
     assert model and all("[transformers-embedded" in i for i in model)
-    server = collected("-m", "server", CONTRACT)
+    server = selections["server"]
     assert server and all("[openai-llamacpp" in i for i in server)
 
 
-def test_the_shards_split_the_selection_by_whole_files():
-    files = ("tests/test_golden.py", "tests/test_folds.py", "tests/test_prompts.py")
-    everything = collected("-m", FAST_LANE, *files)
-    parts = [collected("-m", FAST_LANE, "--shard", f"{k}/2", *files) for k in (1, 2)]
+def test_the_shards_split_the_selection_by_whole_files(selections):
+    everything = selections["sharded"]
+    parts = [selections["shard 1/2"], selections["shard 2/2"]]
     assert sorted(parts[0] + parts[1]) == sorted(everything)
     owners = [{i.split("::")[0] for i in part} for part in parts]
     assert owners[0] and owners[1] and not owners[0] & owners[1]
+
+
+def test_make_test_runs_the_slow_lanes_beside_the_rest_and_so_every_test_once():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert f"QUICK_LANE := {FAST_LANE}\n" in makefile and "FAST_LANE ?= $(QUICK_LANE)\n" in makefile
+    parts = makefile.split("\ntest-part-slow:\n", 1)[1].split("\n\n", 2)
+    assert '-m "not ($(QUICK_LANE))"' in parts[0] and parts[1].startswith("test-part-quick:\n")
+    assert '-m "$(QUICK_LANE)"' in parts[1]
+    assert "test-part-slow test-part-quick" in makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+
+
+# -- shards, in this process --------------------------------------------------------------
+
+
+class _Item:
+    """What ``shard`` reads of a collected test: its file and its lane markers."""
+
+    def __init__(self, path: str, *lanes: str) -> None:
+        self.path = ROOT / path
+        self.lanes = lanes
+
+    def get_closest_marker(self, name: str) -> Any:
+        return name if name in self.lanes else None
+
+
+def _items() -> list[Any]:
+    files = {"tests/a.py": 30, "tests/b.py": 5, "tests/c.py": 5, "tests/d.py": 12, "tests/e.py": 1}
+    items = [_Item(name) for name, count in files.items() for _ in range(count)]
+    return [*items, _Item("tests/e.py", "model"), _Item("tests/e.py", "browser")]
+
+
+COSTS = {"tests/a.py": {"fast": 1.0}, "tests/e.py": {"fast": 1.0, "slow": 20.0}}  # b, c, d: the median, 1 s
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 5])
+def test_every_test_is_in_exactly_one_shard_and_keeps_its_order(parts):
+    items = _items()
+    shards = []
+    for part in range(1, parts + 1):
+        kept = list(items)
+        dropped = shard(kept, part, parts, COSTS)
+        assert sorted(map(id, kept + dropped)) == sorted(map(id, items))
+        shards.append(kept)
+    assert sorted(id(item) for part in shards for item in part) == sorted(map(id, items))
+    for kept in shards:
+        assert kept == [item for item in items if item in kept]  # the collection's order
+        files = {item.path for item in kept}
+        assert all(item.path not in files for other in shards if other is not kept for item in other)
+
+
+def test_the_shards_balance_by_the_cost_of_what_was_selected():
+    items = _items()  # a: 30 s, e: 1 + 2 x 20 = 41 s, d: 12 s, b and c: 5 s each
+    loads = []
+    for part in (1, 2):
+        kept = list(items)
+        shard(kept, part, 2, COSTS)
+        loads.append(sorted({item.path.name for item in kept}))
+    assert loads == [["b.py", "e.py"], ["a.py", "c.py", "d.py"]]  # 46 s against 47 s
+    fast_only = [item for item in items if not item.lanes]  # e now costs 1 s: a's 30 s against the rest
+    kept = list(fast_only)
+    shard(kept, 1, 2, COSTS)
+    assert sorted({item.path.name for item in kept}) == ["a.py"]
+
+
+def test_files_go_dearest_first_to_the_cheapest_part():
+    assert assign({"x": 5.0, "y": 4.0, "z": 3.0, "w": 3.0}, 2) == {"x": 0, "y": 1, "w": 1, "z": 0}
+    assert assign({"b": 1.0, "a": 1.0}, 2) == {"a": 0, "b": 1}  # ties by name: the same in every process
+    assert assign({}, 3) == {}
 
 
 @pytest.mark.parametrize("text", ["0/2", "3/2", "2", "a/b", ""])

@@ -31,18 +31,17 @@ QUESTION = Question(
 )
 
 
-def small_config(**fields) -> DebateConfig:
+def small_config(params: dict | None = None, **fields) -> DebateConfig:
     defaults = dict(
         question=QUESTION,
         agents=(AgentSpec(name="Alex"), AgentSpec(name="Chris"), AgentSpec(name="Jenny")),
         condition="interruptible",
         token_budget=120,
         seed=3,
-        utterance_max_new_tokens=40,
         max_new_tokens=128,
-        prompt_layout="cached",
     )
-    return DebateConfig(**{**defaults, **fields})
+    kimura = {"utterance_max_new_tokens": 40, "prompt_layout": "cached", **(params or {})}
+    return DebateConfig(**{**defaults, **fields, "params": kimura})
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +208,7 @@ def test_an_openai_backend_on_a_dead_port_says_so():
 def test_the_web_apps_llamacpp_choice_runs_a_debate_and_stops_its_server():
     from ui.session import EMBEDDED_LLAMACPP, LiveSession, backend_for
 
-    config = small_config(token_budget=30, condition="fixed", utterance_max_new_tokens=20)
+    config = small_config({"utterance_max_new_tokens": 20}, token_budget=30, condition="fixed")
     backend = backend_for(EMBEDDED_LLAMACPP, config)
     assert isinstance(backend, LlamaCppBackend) and backend.owns_server
     session = LiveSession(config, backend, pace_s=0).start()

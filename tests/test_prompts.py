@@ -104,7 +104,7 @@ def test_cached_layout_only_appends_between_turns():
     from debate_core import Debate
     from protocols.kimura.demo import demo_backend, demo_config
 
-    config = demo_config(prompt_layout="cached", seed=1, token_budget=400)
+    config = demo_config(params={"prompt_layout": "cached"}, seed=1, token_budget=400)
     backend = demo_backend(config)
     Debate(config, backend).run()
     prompts = [r.messages[-1].content for r in backend.requests if r.kind == "plan" and r.agent == "Chris"]

@@ -38,7 +38,7 @@ from debate_core.config import (
 )
 from debate_core.errors import ConfigError
 from debate_core.protocols.base import Protocol, RoleSpec
-from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve
+from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve, with_settings
 from ui import web_plugins
 from ui.form_words import friendly
 from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER
@@ -385,13 +385,16 @@ def config_from_form(fields: dict[str, Any]) -> DebateConfig:
             ),
             protocol=protocol,
             variant=fields["condition"],
-            params=params,
+            params=with_settings(  # the form's fields for the protocols that take them; the JSON wins
+                protocol,
+                params,
+                utterance_max_new_tokens=int(fields["utterance_tokens"]),
+                prompt_layout=fields["layout"],
+            ),
             token_budget=int(fields["budget"]),
             temperature=float(fields["temperature"]),
             seed=int(fields["seed"] or 0),
-            utterance_max_new_tokens=int(fields["utterance_tokens"]),
             max_new_tokens=int(fields.get("plan_tokens") or 1024),
-            prompt_layout=fields["layout"],
         )
         resolved, chosen = resolve(config)  # the protocol's own checks: variant, parameters
         chosen.assign_roles(resolved)  # and its roles: how many agents, who may be a person

@@ -13,7 +13,11 @@ Reading older streams: ``event_from_dict`` accepts events written at schema
 version 1 (before the protocol kernel) and upgrades them: the event type
 ``sentence_disclosed`` is now ``unit_disclosed``, ``debate_started`` gets
 ``schema_version`` 2, and every field added since has a default (a version-1
-configuration is a ``kimura`` debate whose variant is its condition).
+configuration is a ``kimura`` debate whose variant is its condition). A
+``debate_started`` configuration, at either schema version, written while
+``history_window``, ``prompt_layout`` and ``utterance_max_new_tokens`` were
+top-level fields is read with them in Kimura's ``params``
+(``config.knobs_into_params``); schema 2 covers both shapes.
 
 What it does not do: decide anything, or write files other than JSON lines.
 """
@@ -25,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from debate_core.config import knobs_into_params
 from debate_core.events import registry
 from debate_core.events.registry import BUILT_IN_EVENTS, EVENT_TYPES, RENAMED_TYPES
 from debate_core.events.types import EVENT_SCHEMA_VERSION, EventBase
@@ -50,7 +55,8 @@ __all__ = [
 
 
 def upgrade(data: Any) -> Any:
-    """A schema-1 event dict in today's shape (anything else is returned as it is)."""
+    """An older event dict (schema 1, or a configuration with Kimura's former top-level knobs) in today's
+    shape (anything else is returned as it is)."""
     if not isinstance(data, dict):
         return data
     kind = data.get("type")
@@ -58,6 +64,8 @@ def upgrade(data: Any) -> Any:
         data = {**data, "type": RENAMED_TYPES[kind]}
     if kind == "debate_started" and data.get("schema_version", 1) == 1:
         data = {**data, "schema_version": EVENT_SCHEMA_VERSION}
+    if kind == "debate_started" and isinstance(data.get("config"), dict):
+        data = {**data, "config": knobs_into_params(data["config"])}
     return data
 
 

@@ -19,13 +19,12 @@ What it does not do: load plugins (``manager``) or keep what they register
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import pluggy
 
-if TYPE_CHECKING:
-    from debate_core.events.types import EventBase
-    from debate_core.protocols.base import Protocol
+# The specs name what a hook registers in words and type it as ``type``/``object``: importing
+# ``Protocol`` or ``EventBase`` here (even for type checking) would tie the plugin manager, which the
+# event registry and the protocol registry ask, back to the things they register: a circle.
 
 PROJECT = "interruptible_debate"
 
@@ -34,7 +33,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 @hookspec
-def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
+def register_protocols(register: Callable[[type], object]) -> None:
     """Contribute debate protocols: call ``register(ProtocolClass)`` once per protocol.
 
     Each class is a ``debate_core.protocols.Protocol`` subclass with a unique
@@ -78,7 +77,7 @@ def register_datasets(register: Callable[[object], object]) -> None:
 
 
 @hookspec
-def register_event_types(register: Callable[[type[EventBase]], object]) -> None:
+def register_event_types(register: Callable[[type], object]) -> None:
     """Contribute a protocol's own event types: call ``register(MyEvent)`` once per event class.
 
     Each class subclasses ``debate_core.events.EventBase`` (or ``ReplyBase``)

@@ -18,6 +18,10 @@ second plugin registering a different class under that name is left out
 with a warning naming both (``plugins.problems()``, shown by the listing),
 as is a broken plugin, one that does not import or fails in its hook.
 
+``with_settings(protocol, params, **settings)`` lets a front end map its
+general flags (``--layout``, a form's field) onto the parameters of whichever
+protocol takes them, without naming any protocol.
+
 ``resolve(config)`` checks a configuration against its protocol: the variant
 exists, the parameters validate against the protocol's ``Params`` (defaults
 filled in), and returns them with a ready protocol instance. ``describe()``
@@ -32,6 +36,7 @@ from __future__ import annotations
 import threading
 import warnings
 from dataclasses import dataclass
+from enum import Enum
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -200,6 +205,20 @@ def resolve(config: DebateConfig) -> tuple[DebateConfig, Protocol]:
         raise ConfigError(f"{cls.name} parameter {where or '(all)'}: {message}") from None
     resolved = config.model_copy(update={"variant": variant, "params": params.model_dump(mode="json")})
     return resolved, cls(variant, params)
+
+
+def with_settings(protocol: str, params: dict[str, Any], **settings: Any) -> dict[str, Any]:
+    """``params`` plus each of ``settings`` that protocol ``protocol`` takes (a field of its ``Params``) and
+    ``params`` does not set, so an explicit parameter wins over a general flag; the settings it does not take
+    are left out (such a protocol never read them). An enum value is given by its value."""
+    cls = available().get(protocol)
+    fields = cls.Params.model_fields if cls is not None else {}
+    taken = {
+        key: value.value if isinstance(value, Enum) else value
+        for key, value in settings.items()
+        if key in fields and key not in params
+    }
+    return {**taken, **params}
 
 
 def agent_limit(name: str, variant: str | None = None) -> int | None:

@@ -1,11 +1,8 @@
 """ACE's rounds and the parallel baseline's, driven over the kernel's moves.
 
-What it does: ``Circle`` knows one debate's debaters and observer, keeps each
-debater's last public reply (``Stance``) and the comments addressed to it,
-builds every request's ``AceView``, and publishes a round's replies: the
-kernel's ``say`` (one unit per line: each explanation item, the comment, the
-answer line), their disclosure in that round's turn, and the debaters'
-answers updated. Then:
+What it does: each loop drives one debate over a ``Circle`` (the run
+state, ``state``: seats, last replies, views, publishing a round's replies)
+and yields its events, ending with ``table.finish``:
 
 * ``ace`` (and its ablations): round 1, every debater answers at once
   (``answer``). Each later round is **Analyze** (the observer compares the
@@ -30,90 +27,24 @@ answers updated. Then:
   replies and revises (``revise``), all at once; the majority of the last
   round decides (ties: the seeded draw), ending ``rounds``.
 
-What it does not do: parse or word anything (``forms``, ``prompts/``), or make
-a kernel move of its own: asking, saying, disclosing, updating answers and
+What it does not do: keep the debate's run state (the ``Circle``,
+``state``), parse or word anything (``forms``, ``prompts/``), or make a
+kernel move of its own: asking, saying, disclosing, updating answers and
 finishing are the ``Table``'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
-from typing import Any
+from collections.abc import Generator, Iterator
 
 from debate_core.events.codec import Event
-from debate_core.events.records import AgentAnswer, EndReason, Source
-from debate_core.kernel.chunkers import LineChunker
+from debate_core.events.records import EndReason, Source
 from debate_core.kernel.endings import consensus, majority, verdict
 from debate_core.kernel.forms import Form, FormResult
-from debate_core.kernel.table import Replies, Table
 from protocols.ace.events import ActionComposed, AnalysisMade
-from protocols.ace.forms import AceForms, Analysis, Composition
-from protocols.ace.library import ActLibrary
-from protocols.ace.params import AceParams
-from protocols.ace.prompting import stance_text
+from protocols.ace.forms import Analysis, Composition
+from protocols.ace.state import Circle
 from protocols.ace.views import AceView, Stance
-
-LINES = LineChunker()
-
-
-class Circle:
-    """One debate's seats, last replies and repeated moves (see the module docstring)."""
-
-    def __init__(self, table: Table, params: AceParams, variant: str, forms: AceForms, library: ActLibrary) -> None:
-        self.table, self.params, self.variant, self.forms, self.library = table, params, variant, forms, library
-        self.debaters = table.with_role("debater")
-        observers = table.with_role("observer")
-        self.observer = observers[0] if observers else None
-        self.stances: dict[str, Stance] = {name: Stance(name, None) for name in self.debaters}
-        self.comments: dict[str, tuple[tuple[str, str], ...]] = {name: () for name in self.debaters}
-        self.round = 1
-
-    def view(self, agent: str, **fields: Any) -> AceView:
-        spec = self.table.config.agent(agent)
-        role = self.table.role_of(agent) or "debater"
-        values: dict[str, Any] = {
-            "agent": agent,
-            "role": role,
-            "question": self.table.config.question,
-            "persona": spec.persona,
-            "brief": spec.brief,
-            "round": self.round,
-            "max_rounds": self.params.rounds,
-            "items": self.params.items,
-            "item_chars": self.params.item_chars,
-            "token_cap": self.table.config.max_new_tokens,
-            "library": self.library,
-        }
-        if role == "observer":
-            values["peers"] = tuple(self.stances[name] for name in self.debaters)
-        else:
-            values["own"] = self.stances[agent]
-            values["peers"] = tuple(self.stances[name] for name in self.debaters if name != agent)
-            values["comments"] = self.comments[agent]
-        values.update(fields)
-        return AceView(**values)
-
-    def ask(self, form: Form[AceView, Any], who: list[str], view: Callable[[str], AceView]) -> Replies[Any]:
-        return self.table.ask(form, who, view, nonce=self.round)
-
-    def publish(self, replies: Replies[Stance] | dict[str, FormResult[Stance]], kind: str) -> Iterator[Event]:
-        """Say and disclose every debater's reply (seat order), then update their answers."""
-        table = self.table
-        for name in self.debaters:
-            reply = replies[name]
-            stance = reply.value
-            text = reply.map(stance_text)
-            yield table.say(name, text, chunker=LINES, kind=kind, role="debater", structured=stance.structured())
-            yield from table.disclose_rest(table.holder)
-            self.stances[name] = stance
-        self.comments = {
-            name: tuple((other, self.stances[other].comments) for other in self.debaters if other != name)
-            for name in self.debaters
-        }
-        yield table.update_answers({name: self.stances[name].answer for name in self.debaters}, f"round {self.round}")
-
-    def debater_answers(self) -> tuple[AgentAnswer, ...]:
-        return tuple(a for a in self.table.answer_list() if a.agent in self.debaters)
 
 
 def _first_round(circle: Circle, form: Form[AceView, Stance]) -> Iterator[Event]:
@@ -273,4 +204,4 @@ def parallel(circle: Circle) -> Iterator[Event]:
     yield table.finish(EndReason.ROUNDS, majority(circle.debater_answers(), table.rng))
 
 
-__all__ = ["Circle", "ace", "parallel"]
+__all__ = ["ace", "parallel"]

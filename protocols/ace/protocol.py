@@ -8,14 +8,14 @@ disagree at the end; it never speaks in the debate), the variants ``ace``
 ``no_execute``, and ``parallel`` (Du et al.'s multi-agent debate, the
 baseline: two or more debaters and no observer), with the parameters of
 ``params``. ``run`` reads the act library (``library``) and hands a
-``Circle`` to the variant's loop in ``loop``. A person may take any seat:
-as a debater they answer, choose acts and carry them out through forms; as
-the observer they fill in the analysis (agreement, similarity, matching and
-differing items, stop) and the final pick. None of the variants uses the
-public-token budget.
+``Circle`` (the run state, ``state``) to the variant's loop in ``loop``. A
+person may take any seat: as a debater they answer, choose acts and carry
+them out through forms; as the observer they fill in the analysis
+(agreement, similarity, matching and differing items, stop) and the final
+pick. None of the variants uses the public-token budget.
 
 What it does not do: word prompts (``prompts/``), parse replies (``forms``)
-or make kernel moves itself (``loop`` calls the ``Table``).
+or make kernel moves itself (``loop`` and ``state`` call the ``Table``).
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ from debate_core.kernel.forms import Form
 from debate_core.protocols.base import Protocol, ProtocolParams, RoleSpec
 from protocols.ace.forms import ace_forms
 from protocols.ace.library import load_library
-from protocols.ace.loop import Circle, ace, parallel
+from protocols.ace.loop import ace, parallel
 from protocols.ace.params import AceParams
+from protocols.ace.state import Circle
 
 if TYPE_CHECKING:
     from debate_core.kernel.table import Table

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from debate_core.events.records import EndReason
 from debate_core.kernel.consistency import FRAME, RoleRules
-from protocols.handraiser.loop import NEVER
+from protocols.handraiser.state import NEVER
 
 
 def stream_rules(variant: str) -> RoleRules:

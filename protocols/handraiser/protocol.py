@@ -6,12 +6,13 @@ may cut a speaker off after any chunk of ``chunk_tokens`` tokens, and votes),
 one variant per listener policy (``prompted``, ``generic``, ``concise``,
 ``random``, ``threshold``, ``learned``, ``human``; see ``loop``) and the
 parameters of ``params`` (the paper's defaults). ``run`` assigns the sides
-(``sides``) and hands a ``Room`` to ``loop.debate``. A person may take any
-seat: as the moderator they press Interrupt at any moment (it takes effect
-at the next chunk; under any variant that interrupts, the person's button is
-the policy; under ``generic`` and ``concise`` they only vote) and vote at the
-end of each round; as Pro or Con they
-write statements, which are disclosed chunk by chunk and can be cut off.
+(``sides``) and hands a ``Room`` (the run state, ``state``) to
+``loop.debate``. A person may take any seat: as the moderator they press
+Interrupt at any moment (it takes effect at the next chunk; under any
+variant that interrupts, the person's button is the policy; under
+``generic`` and ``concise`` they only vote) and vote at the end of each
+round; as Pro or Con they write statements, which are disclosed chunk by
+chunk and can be cut off.
 
 The ``learned`` variant is the prompted policy on a fine-tuned listener:
 ``seat_models()`` names it for the moderator's seat (``params.listener``),
@@ -24,7 +25,7 @@ up to the cut, one token per decision) is folded from the events by
 ``cost``; it is not a field of the events.
 
 What it does not do: word prompts (``prompts/``), parse replies (``forms``)
-or make kernel moves itself (``loop`` calls the ``Table``).
+or make kernel moves itself (``loop`` and ``state`` call the ``Table``).
 """
 
 from __future__ import annotations
@@ -43,9 +44,10 @@ from debate_core.kernel.endings import FinalDecision, verdict
 from debate_core.kernel.forms import Form
 from debate_core.protocols.base import Protocol, ProtocolParams, Requirement, RoleSpec
 from protocols.handraiser.forms import handraiser_forms
-from protocols.handraiser.loop import NEVER, Room, debate
+from protocols.handraiser.loop import debate
 from protocols.handraiser.params import HandRaiserParams
 from protocols.handraiser.sides import assign_sides
+from protocols.handraiser.state import NEVER, Room
 
 if TYPE_CHECKING:
     from debate_core.kernel.table import Table

@@ -9,7 +9,8 @@ and ``prompting``), its views and state, and a scripted demo (``demo``).
 What it does not do: anything the kernel does.
 """
 
-from protocols.kimura.protocol import KimuraParams, KimuraProtocol
+from protocols.kimura.params import KimuraParams
+from protocols.kimura.protocol import KimuraProtocol
 from protocols.kimura.rules import DynamicOrder, FixedOrder, Interruptible, TurnRule, rule_for
 
 __all__ = ["DynamicOrder", "FixedOrder", "Interruptible", "KimuraParams", "KimuraProtocol", "TurnRule", "rule_for"]

@@ -111,8 +111,9 @@ def _action_check(view: AgentView) -> Any:
     return check
 
 
-def kimura_forms(prompts: PromptBuilder) -> KimuraForms:
-    """The protocol's three request kinds, rendering prompts with ``prompts``."""
+def kimura_forms(prompts: PromptBuilder, utterance_max_new_tokens: int | None = None) -> KimuraForms:
+    """The protocol's three request kinds, rendering prompts with ``prompts``; utterances are capped at
+    ``utterance_max_new_tokens`` when it is set and below the configuration's ``max_new_tokens``."""
     unit = "message" if prompts.whole_messages else "sentence"
 
     def initial_fields(view: AgentView) -> tuple[FieldSpec, ...]:
@@ -214,9 +215,9 @@ def kimura_forms(prompts: PromptBuilder) -> KimuraForms:
         return text, None
 
     def utterance_cap(config: DebateConfig) -> int:
-        if config.utterance_max_new_tokens is None:
+        if utterance_max_new_tokens is None:
             return config.max_new_tokens
-        return min(config.max_new_tokens, config.utterance_max_new_tokens)
+        return min(config.max_new_tokens, utterance_max_new_tokens)
 
     utterance: Form[UtteranceView, str] = Form(
         kind="utterance",

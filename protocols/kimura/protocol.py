@@ -1,8 +1,10 @@
 """Kimura et al.'s interruptible debate, as a protocol that owns its loop over the kernel.
 
-What it does: ``KimuraProtocol.run(table)`` runs the three stages of the
-paper's framework (initial answers, multi-turn debate, final answer). Each
-turn:
+What it does: ``KimuraProtocol`` declares the protocol (its variants, the
+paper's conditions; its parameters, ``params``; its forms and requirements)
+and ``run(table)`` hands the debate to its loop (``loop``), which runs the
+three stages of the paper's framework (initial answers, multi-turn debate,
+final answer). Each turn:
 
 1. **Disclosure**: the floor holder's next queued unit becomes public and its
    tokens are added to the public count; with no queued unit the turn is a
@@ -25,7 +27,7 @@ by urgency or in seat order). Model mistakes never stop a debate (see
 ``forms`` for the fallbacks).
 
 What it does not do: anything the kernel does (asking, disclosing, cutting,
-finishing); it only decides.
+finishing), or the turns themselves (``loop``); it only decides.
 """
 
 from __future__ import annotations
@@ -34,15 +36,11 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
-
 from debate_core.backends.base import Capability, Signals
 from debate_core.backends.scripted import Responder
-from debate_core.config import Condition, DebateConfig, normalize_label
-from debate_core.events.acts import SignalsMeasured
+from debate_core.config import Condition, DebateConfig
 from debate_core.events.codec import Event
-from debate_core.events.records import ActionPlan, EndReason, InitialAnswer, PlanRecord, Source
-from debate_core.events.types import InitialAnswersGiven, PlansMade, UtteranceGenerated
+from debate_core.events.records import EndReason
 from debate_core.kernel.consistency import StreamRules
 from debate_core.kernel.endings import (
     FinalDecision,
@@ -53,30 +51,18 @@ from debate_core.kernel.endings import (
     stop_requested,
     turn_limit,
 )
-from debate_core.kernel.forms import Form, FormResult
-from debate_core.kernel.history import START_LINE, HistoryLine
-from debate_core.kernel.signals import token_stats
-from debate_core.log import logger
+from debate_core.kernel.forms import Form
 from debate_core.protocols.base import Protocol, ProtocolParams, Requirement
-from protocols.kimura.confidence import CONFIDENT, UrgencyMode, effective, measured_urgency
+from protocols.kimura.confidence import UrgencyMode
 from protocols.kimura.forms import KimuraForms, kimura_forms
-from protocols.kimura.plans import fallback_plan
+from protocols.kimura.loop import Turns, debate
+from protocols.kimura.params import KimuraParams
 from protocols.kimura.prompting import PromptBuilder
-from protocols.kimura.rules import SelectionContext, TurnRule, rule_for
+from protocols.kimura.rules import TurnRule, rule_for
 from protocols.kimura.state import KimuraState
-from protocols.kimura.views import InitialAnswerView, UtteranceView
 
 if TYPE_CHECKING:
-    from debate_core.kernel.floor import Floor
     from debate_core.kernel.table import Table
-
-
-class KimuraParams(ProtocolParams):
-    """Kimura's settings live in ``DebateConfig`` (budget, guards, layout), shared with the study harness;
-    ``urgency`` (beyond the paper): the urgency the turn rule uses, ``stated`` in the plan (the paper),
-    measured from the model's ``confidence`` in its plan, or ``both`` averaged (see ``confidence``)."""
-
-    urgency: UrgencyMode = Field("stated", description="the urgency used: stated, confidence, or both")
 
 
 class KimuraProtocol(Protocol):
@@ -133,145 +119,16 @@ class KimuraProtocol(Protocol):
 
         return KimuraRules(variant, config)
 
-    # -- the loop -------------------------------------------------------------------------------
+    # -- the loop (``loop``) ----------------------------------------------------------------------
     def run(self, table: Table) -> Iterator[Event]:
-        self._state = state = KimuraState(table)
-        forms = kimura_forms(PromptBuilder(table.config.prompt_layout, whole_messages=self.rule.whole_messages))
-        forms = self._measured(forms)
-        yield self._initial_stage(table, state, forms)
-        yield from self._plan_turn(table, state, forms, START_LINE)
-        if table.stop_requested:
-            yield table.finish(EndReason.STOPPED, self.conclude(table, EndReason.STOPPED))
-            return
-        yield from self._select(table, state, forms)
-        while True:
-            table.tick()
-            if table.holder is not None:
-                yield from table.disclose()
-            else:
-                yield table.silent_turn()
-            yield from self._plan_turn(table, state, forms, state.last_line)
-            reason = self._ending(table)
-            if reason is not None:
-                yield table.finish(reason, self.conclude(table, reason))
-                return
-            yield from self._select(table, state, forms)
+        assert isinstance(self.params, KimuraParams)
+        params = self.params
+        self._state = state = KimuraState(table, params.history_window, params.prompt_layout)
+        prompts = PromptBuilder(params.prompt_layout, whole_messages=self.rule.whole_messages)
+        forms = self._measured(kimura_forms(prompts, params.utterance_max_new_tokens))
+        turns = Turns(table, state, forms, self.rule, self.urgency_mode)
+        yield from debate(turns, self._ending, lambda reason: self.conclude(table, reason))
 
     def conclude(self, table: Table, reason: EndReason) -> FinalDecision:
         answers = self._state.answer_list() if self._state is not None else table.answer_list()
         return majority(answers, table.rng)
-
-    # -- stages ----------------------------------------------------------------------------------
-    def _initial_stage(self, table: Table, state: KimuraState, forms: KimuraForms) -> InitialAnswersGiven:
-        supplied = table.config.initial_answers
-        labels = table.config.question.labels
-        to_ask = [name for name in table.names if name not in supplied]
-        replies = table.ask(forms.initial, to_ask, lambda name: state.view(name, START_LINE, ()))
-        answers: list[InitialAnswer] = []
-        for name in table.names:
-            if name in supplied:
-                given = supplied[name]
-                answer = normalize_label(given.answer, labels) if labels else given.answer.strip()
-                item = InitialAnswer(agent=name, answer=answer, reason=given.reason, source=Source.SUPPLIED)
-            else:
-                reply = replies[name]
-                item = InitialAnswer(agent=name, answer=reply.value[0], reason=reply.value[1], **reply.record())
-            answers.append(item)
-            table.answers[name] = item.answer
-        state.initial = tuple(InitialAnswerView(a.agent, a.answer, a.reason) for a in answers)
-        return table.emit(InitialAnswersGiven, answers=tuple(answers))
-
-    def _plan_turn(
-        self, table: Table, state: KimuraState, forms: KimuraForms, event_line: HistoryLine
-    ) -> Iterator[PlansMade | SignalsMeasured]:
-        holder = table.holder
-        planners = [name for name in table.names if holder is None or name != holder.speaker]
-        allowed = self.rule.allowed_actions(holder is not None)
-        replies = table.ask(forms.plan, planners, lambda name: state.view(name, event_line, allowed))
-        state.turn_plans = {}
-        records = []
-        for name in planners:
-            reply = replies[name]
-            state.record_plan(name, reply.value)
-            if not reply.valid:
-                table.count("invalid_plans")
-                logger.debug("invalid plan from %s at turn %d: %s", name, table.turn, reply.error)
-            records.append(PlanRecord(agent=name, plan=reply.value, allowed=allowed, **reply.record()))
-        yield table.emit(
-            PlansMade,
-            plans=tuple(records),
-            answers=state.answer_list(),
-            floor_holder=holder.speaker if holder else None,
-            batch_latency_s=round(replies.latency_s, 6),
-        )
-        if self.urgency_mode != "stated":
-            for name in planners:
-                measured = self._confidence(table, state, name, replies[name])
-                if measured is not None:
-                    yield measured
-
-    def _confidence(
-        self, table: Table, state: KimuraState, name: str, reply: FormResult[ActionPlan]
-    ) -> SignalsMeasured | None:
-        """The plan's urgency replaced by the one its confidence gives (see ``confidence``), and the record."""
-        completion = reply.completion
-        stats = token_stats(completion) if completion is not None and completion.token_nll is not None else None
-        vocab = table.router.backend_for(name, table.role_of(name)).vocab_size
-        if stats is None or not vocab:
-            return None
-        measured, score, ceiling = measured_urgency(stats, vocab)
-        plan = reply.value
-        used = effective(plan.urgency, measured, self.urgency_mode)
-        state.turn_plans[name] = plan.model_copy(update={"urgency": used})
-        rule = f"urgency from confidence: {measured} (stated {plan.urgency}, used {used})"
-        threshold = CONFIDENT * ceiling
-        return table.emit(
-            SignalsMeasured,
-            agent=name,
-            stats=stats,
-            score=score,
-            threshold=threshold,
-            rule=rule,
-            passed=score <= threshold,
-        )
-
-    def _select(self, table: Table, state: KimuraState, forms: KimuraForms) -> Iterator[Event]:
-        holder = table.holder
-        context = SelectionContext(
-            agents=table.names,
-            floor_holder=holder.speaker if holder else None,
-            last_speaker=state.last_speaker,
-            turn=table.turn,
-        )
-        selection = self.rule.select(state.turn_plans, context, table.rng)
-        if selection is None or (holder is not None and selection.speaker == holder.speaker):
-            return
-        speaker = selection.speaker
-        yield table.give_floor(
-            speaker,
-            rule=selection.rule,
-            urgency=selection.urgency,
-            candidates=selection.candidates,
-            tie=selection.tie,
-            interrupts=holder.speaker if holder else None,
-        )
-        if holder is not None:
-            yield table.cut(speaker)
-        table.floor = None
-        state.last_speaker = speaker
-        yield self._generate_utterance(table, state, forms, speaker, holder)
-
-    def _generate_utterance(
-        self, table: Table, state: KimuraState, forms: KimuraForms, speaker: str, cut_off: Floor | None
-    ) -> UtteranceGenerated:
-        plan = state.latest_plan.get(speaker) or fallback_plan(table.answers[speaker])
-        interrupting = cut_off.speaker if cut_off else None
-        view = UtteranceView(
-            base=state.view(speaker, state.last_line, ()),
-            history=state.recent_history(),
-            plan=plan,
-            interrupting=interrupting,
-            interrupted_text=cut_off.said if cut_off else "",
-        )
-        reply = table.ask(forms.utterance, [speaker], lambda _: view)[speaker]
-        return table.say(speaker, reply, chunker=self.rule.chunker(table.sentences), interrupting=interrupting)

@@ -1,12 +1,12 @@
-"""What Kimura's protocol remembers between turns, and the views it builds from the table.
+"""Kimura's run state: what the protocol remembers between turns, and the views it builds from the table.
 
-What it does: ``KimuraState`` keeps what only this protocol needs (each
+What it does: ``KimuraState`` (the run state) keeps what only this protocol needs (each
 agent's thoughts, latest plan and this turn's plans, the initial answers as
 shown to agents, who spoke last) and builds each agent's ``AgentView``
 (Table I of the paper) from it and from the kernel's public history. The turn
 log is windowed and built once per turn, then shared by every agent's view.
 
-What it does not do: decide anything or emit events (``protocol`` does). It
+What it does not do: decide anything or emit events (``loop`` does). It
 never exposes queued units in a view: views are built from the public
 history only.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from debate_core.config import DebateConfig, PromptLayout
+from debate_core.config import DEFAULT_HISTORY_WINDOW, DebateConfig, PromptLayout
 from debate_core.events.records import Action, ActionPlan, AgentAnswer
 from debate_core.kernel.history import START_LINE, HistoryLine
 from protocols.kimura.views import AgentView, InitialAnswerView
@@ -27,8 +27,14 @@ if TYPE_CHECKING:
 class KimuraState:
     """Thoughts, plans and views of one Kimura debate, over the kernel's table."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(
+        self,
+        table: Table,
+        history_window: int | None = DEFAULT_HISTORY_WINDOW,
+        layout: PromptLayout = PromptLayout.PAPER,
+    ) -> None:
         self.table = table
+        self.history_window, self.layout = history_window, layout
         self.config = table.config
         self.names = table.names
         self.last_speaker: str | None = None
@@ -58,11 +64,11 @@ class KimuraState:
         share their prefix between steps (the log then holds between one and
         one and a half windows of lines).
         """
-        window = self.config.history_window
+        window = self.history_window
         if not window or end <= window:
             return 0
         start = end - window
-        if self.config.prompt_layout is PromptLayout.CACHED:
+        if self.layout is PromptLayout.CACHED:
             step = max(1, window // 2)
             start = start // step * step
         return start
@@ -86,13 +92,13 @@ class KimuraState:
     def visible_thoughts(self, agent: str, log: tuple[HistoryLine, ...]) -> tuple[tuple[int, str], ...]:
         """The agent's own previous thoughts shown with ``log``.
 
-        Paper layout: the last ``history_window`` thoughts. Cached layout: every
+        Paper layout: the last ``history_window`` thoughts (a Kimura parameter). Cached layout: every
         thought from the first turn in the log on, so thoughts and lines leave
         the window together.
         """
         thoughts = self.thoughts[agent]
-        window = self.config.history_window
-        if self.config.prompt_layout is PromptLayout.CACHED:
+        window = self.history_window
+        if self.layout is PromptLayout.CACHED:
             history = self.table.history
             if log and history and log[0] is not history[0]:
                 first = log[0].turn

@@ -4,11 +4,11 @@ What it does: ``ParliamentProtocol`` is the protocol ``parliament`` with four
 variants, two roles (``prover``: Government, Affirmative or Student, whose
 final line is the debate's answer; ``critic``: Opposition, Negative or
 Socrates) and the parameters of ``params`` (the code's defaults). ``run``
-builds the debate's ``Hall`` and hands it to the variant's loop in
-``loops``. A person may take either role: as the critic they raise a point
-of information (or a Socratic question) from the page at any moment, taking
-effect at the next chunk; as the prover they write the speech and answer the
-points. The ``cot`` variant is the single-agent control: one prover, no
+builds the debate's ``Hall`` (the run state, ``state``) and hands it to the
+variant's loop in ``loop``. A person may take either role: as the critic
+they raise a point of information (or a Socratic question) from the page at
+any moment, taking effect at the next chunk; as the prover they write the
+speech and answer the points. The ``cot`` variant is the single-agent control: one prover, no
 critic.
 
 Answers are option labels for multiple-choice questions and scored exactly;
@@ -17,7 +17,7 @@ None of the variants uses the public-token budget: they end when their
 phases or rounds are done.
 
 What it does not do: word prompts (``prompts/``), parse replies (``forms``)
-or make kernel moves itself (``loops`` and ``hall`` call the ``Table``).
+or make kernel moves itself (``loop`` and ``state`` call the ``Table``).
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from debate_core.kernel.consistency import StreamRules
 from debate_core.kernel.endings import FinalDecision, single
 from debate_core.kernel.forms import Form
 from debate_core.protocols.base import Protocol, ProtocolParams, Requirement, RoleSpec
-from protocols.parliament import loops
+from protocols.parliament import loop
 from protocols.parliament.catalogue import parliament_forms
-from protocols.parliament.hall import Hall
 from protocols.parliament.params import ParliamentParams
+from protocols.parliament.state import Hall
 
 if TYPE_CHECKING:
     from debate_core.kernel.table import Table
@@ -84,7 +84,7 @@ class ParliamentProtocol(Protocol):
         streamed = self.variant == "british" or (
             self.variant == "socratic" and self.settings.socratic_mode == "streaming"
         )
-        return loops.chunker_for_params(self.settings).name if streamed else table.sentences.name
+        return loop.chunker_for_params(self.settings).name if streamed else table.sentences.name
 
     @classmethod
     def demo_responder(cls, config: DebateConfig) -> Responder:
@@ -101,8 +101,8 @@ class ParliamentProtocol(Protocol):
 
     def run(self, table: Table) -> Iterator[Event]:
         hall = Hall(table, self.settings, self.variant, parliament_forms(self.settings))
-        loop = {"british": loops.british, "congress": loops.congress, "socratic": loops.socratic, "cot": loops.cot}
-        yield from loop[self.variant](hall)
+        drive = {"british": loop.british, "congress": loop.congress, "socratic": loop.socratic, "cot": loop.cot}
+        yield from drive[self.variant](hall)
 
     def conclude(self, table: Table, reason: EndReason) -> FinalDecision:
         (prover,) = table.with_role("prover")

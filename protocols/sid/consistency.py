@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from debate_core.events.records import EndReason
 from debate_core.kernel.consistency import FRAME, RoleRules
-from protocols.sid.loop import COMPRESSING, GATED
+from protocols.sid.state import COMPRESSING, GATED
 
 
 def stream_rules(variant: str) -> RoleRules:

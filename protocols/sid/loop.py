@@ -1,11 +1,9 @@
 """SID's rounds: a synchronous multi-agent debate gated by the first answer's confidence and
 compressed by each recipient's attention.
 
-What it does: ``Council`` knows one debate's agents, keeps each one's last
-published answer, builds every request's ``SidView``, publishes a round's
-answers (the kernel's ``say``, each reply one unit, all disclosed in the
-round's turn, then the answers updated) and measures a reply's token
-statistics against the gate (``SignalsMeasured``). ``debate`` then runs:
+What it does: ``debate`` drives one debate over a ``Council`` (the run
+state, ``state``: agents, last answers, views, publishing and measuring a
+round's answers) and yields its events, ending with ``table.finish``:
 
 1. **Round 1.** In the gated variants (``exit``, ``sid``, ``sid_c``,
    ``no_expand``) the first agent answers alone, its reply measured; if the
@@ -30,114 +28,23 @@ statistics against the gate (``SignalsMeasured``). ``debate`` then runs:
 In the gated variants every reply is measured (a confidence gauge per agent
 per round); only the first agent's first reply can end the debate.
 
-What it does not do: word or read anything (``prompting``, ``forms``),
-compute attention (backends) or select spans (``compression``).
+What it does not do: keep the debate's run state (the ``Council``,
+``state``), word or read anything (``prompting``, ``forms``), compute
+attention (backends) or select spans (``compression``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
-from debate_core.config import SeatKind
-from debate_core.errors import ConfigError
-from debate_core.events.acts import SignalsMeasured
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
-from debate_core.kernel.chunkers import WholeMessage
 from debate_core.kernel.endings import majority, single
 from debate_core.kernel.forms import FormResult
-from debate_core.kernel.signals import token_stats
-from debate_core.kernel.table import Table
-from protocols.sid import gate
 from protocols.sid.compression import SEPARATORS, compress
 from protocols.sid.events import ContextCompressed
-from protocols.sid.forms import SidForms
-from protocols.sid.params import SidParams
-from protocols.sid.views import Reply, SidView
-
-GATED = frozenset({"exit", "sid", "sid_c", "no_expand"})
-COMPRESSING = frozenset({"compress", "sid", "sid_c", "no_expand"})
-WHOLE = WholeMessage()
-
-
-class Council:
-    """One debate's agents, last answers and repeated moves (see the module docstring)."""
-
-    def __init__(
-        self, table: Table, params: SidParams, variant: str, forms: SidForms, model: gate.GateModel | None
-    ) -> None:
-        self.table, self.params, self.variant, self.forms, self.model = table, params, variant, forms, model
-        self.agents = table.names
-        self.replies: dict[str, Reply] = {name: Reply("", None) for name in self.agents}
-        self.round = 1
-        self.measured: dict[str, SignalsMeasured] = {}
-
-    def view(self, agent: str, **fields: Any) -> SidView:
-        spec = self.table.config.agent(agent)
-        values: dict[str, Any] = {
-            "agent": agent,
-            "question": self.table.config.question,
-            "persona": spec.persona,
-            "brief": spec.brief,
-            "round": self.round,
-            "max_rounds": self.params.rounds,
-            "own": self.replies[agent].text,
-            "others": tuple((n, self.replies[n].text) for n in self.agents if n != agent and self.replies[n].text),
-            "current_answer": self.replies[agent].answer,
-        }
-        values.update(fields)
-        return SidView(**values)
-
-    def is_person(self, agent: str) -> bool:
-        return self.table.seats[agent].kind is SeatKind.HUMAN
-
-    def publish(self, results: Mapping[str, FormResult[Reply]], kind: str) -> Iterator[Event]:
-        table = self.table
-        for name in self.agents:
-            if name not in results:
-                continue
-            result = results[name]
-            reply = result.value
-            yield table.say(
-                name, result.with_value(reply.text), chunker=WHOLE, kind=kind, structured={"answer": reply.answer}
-            )
-            yield from table.disclose_rest(table.holder)
-            self.replies[name] = reply
-            if self.variant in GATED:
-                measured = self.measure(name, result)
-                if measured is not None:
-                    self.measured[name] = measured
-                    yield measured
-        yield table.update_answers(
-            {n: results[n].value.answer for n in self.agents if n in results}, f"round {self.round}"
-        )
-
-    def measure(self, agent: str, result: FormResult[Reply]) -> SignalsMeasured | None:
-        """The reply's confidence against the gate (None: a person, or a reply with no tokens)."""
-        completion = result.completion
-        if completion is None or completion.token_nll is None:
-            return None
-        stats = token_stats(completion)
-        if stats is None:
-            return None
-        params = self.params
-        if self.variant == "sid_c":
-            verdict = gate.check(stats, "calibrated", model=self.model, tau=params.tau)
-        else:
-            vocab = self.table.router.backend_for(agent, self.table.role_of(agent)).vocab_size
-            if params.gate == "alpha" and not vocab:
-                raise ConfigError(f"{agent}'s backend does not say its vocabulary size: use the parameter gate=fixed")
-            verdict = gate.check(stats, params.gate, alpha=params.alpha, vocab_size=vocab)
-        return self.table.emit(
-            SignalsMeasured,
-            agent=agent,
-            stats=stats,
-            score=verdict.score,
-            threshold=verdict.threshold,
-            rule=verdict.rule,
-            passed=verdict.passed,
-        )
+from protocols.sid.state import COMPRESSING, GATED, Council
+from protocols.sid.views import Reply
 
 
 def debate(council: Council) -> Iterator[Event]:

@@ -22,7 +22,7 @@ whole; a person in the first seat has no signals, so no early exit).
 
 What it does not do: word prompts (``prompts/``), parse replies (``forms``),
 select spans (``compression``), judge confidence (``gate``) or make kernel
-moves itself (``loop``).
+moves itself (``loop`` and ``state`` call the ``Table``).
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ from debate_core.kernel.forms import Form
 from debate_core.protocols.base import Protocol, ProtocolParams, Requirement
 from protocols.sid import gate
 from protocols.sid.forms import sid_forms
-from protocols.sid.loop import COMPRESSING, GATED, Council, debate
+from protocols.sid.loop import debate
 from protocols.sid.params import SidParams
+from protocols.sid.state import COMPRESSING, GATED, Council
 
 if TYPE_CHECKING:
     from debate_core.kernel.table import Table

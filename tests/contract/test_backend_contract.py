@@ -135,8 +135,12 @@ class ScriptedReference:
         return [fake_attention(scores.text[s.start : s.end]) for s in scores.tokens], layer
 
     def cancellable(self, cancel: CancelToken) -> tuple[Backend, GenerationRequest]:
-        text = " ".join(f"w{i}" for i in range(1000))
-        backend = ScriptedBackend(lambda _: text, seconds_per_token=0.01)
+        words = [f"w{i}" for i in range(1000)]
+
+        def paced(request: GenerationRequest) -> str:  # as long as asked for, as a model is (the warm-up: one)
+            return " ".join(words[: request.sampling.max_new_tokens])
+
+        backend = ScriptedBackend(paced, seconds_per_token=0.01)
         return backend, make_request(COUNTING, sampling=SamplingParams(0.0, 1000, 0), cancel=cancel)
 
 

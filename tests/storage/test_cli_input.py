@@ -80,20 +80,25 @@ def test_export_csv_naming_a_file_is_refused_and_leaves_it(tmp_path: Path, capsy
     assert file.read_text(encoding="utf-8") == "mine"
 
 
-def test_arguments_that_are_not_utf8_are_refused(tmp_path: Path) -> None:
+def test_arguments_that_are_not_utf8_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "s.sqlite3").encode()
-    for argv in (
+    first, *others = (
         [b"list", b"--text", b"\xff\xfe words"],
         [b"show", b"ab\xc3"],
         [b"import", b"\xff.json"],
         [b"list", b"--protocol", b"\xed\xa0\x80"],
-    ):
-        result = subprocess.run(
-            [os.fsencode(sys.executable), b"-m", b"storage", b"--db", db, *argv],
-            capture_output=True,
-            cwd=ROOT,
-            timeout=HANG_GUARD_S,
-        )
-        err = result.stderr.decode("utf-8", "replace")
-        assert result.returncode == 2, err
-        assert "Traceback" not in err and err.strip().splitlines()[-1].endswith("is not UTF-8 text"), err
+    )
+    # The bytes as a shell passes them, once through the interpreter's own decoding of the command line ...
+    result = subprocess.run(
+        [os.fsencode(sys.executable), b"-m", b"storage", b"--db", db, *first],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=HANG_GUARD_S,
+    )
+    err = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 2, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].endswith("is not UTF-8 text"), err
+    # ... and, decoded the same way (os.fsdecode is what Python applies to sys.argv), in this process.
+    for argv in (first, *others):
+        last = refused(capsys, *(os.fsdecode(arg) for arg in (b"--db", db, *argv)))
+        assert last.endswith("is not UTF-8 text"), last

@@ -103,9 +103,8 @@ def test_a_debate_runs_on_vllm_with_every_plan_valid(vllm_server):
         condition="interruptible",
         token_budget=60,
         seed=3,
-        utterance_max_new_tokens=30,
+        params={"utterance_max_new_tokens": 30, "prompt_layout": "cached"},
         max_new_tokens=128,
-        prompt_layout="cached",
     )
     events = Debate(config, backend_for(vllm_server)).run()
     end = events[-1]

@@ -113,16 +113,18 @@ class StudySpec(BaseModel):
             question=question.question(),
             agents=tuple(AgentSpec(name=name) for name in AGENTS),
             condition=condition,
+            params={  # Kimura's own settings
+                "history_window": self.history_window,
+                "prompt_layout": self.prompt_layout.value,
+                "utterance_max_new_tokens": self.utterance_max_new_tokens,
+            },
             token_budget=self.token_budget,
             seed=self.debate_seed(question),
             temperature=self.temperature,
             max_new_tokens=self.max_new_tokens,
-            utterance_max_new_tokens=self.utterance_max_new_tokens,
-            history_window=self.history_window,
             max_turns=self.max_turns,
             max_silent_turns=self.max_silent_turns,
             initial_answers=initial,
-            prompt_layout=self.prompt_layout,
         )
 
     def differences(self, other: StudySpec) -> list[str]:

@@ -1,8 +1,9 @@
 """The four variants' loops: British Parliament, American Congress, Socratic dialogue, and CoT.
 
-What it does: each function drives one variant over a ``Hall`` and yields its
-events, ending with ``table.finish``; the debate's answer is always one role's
-(the prover's final line, or the solver's), ``single`` in the kernel's terms.
+What it does: each function drives one variant over a ``Hall`` (the run
+state, ``state``) and yields its events, ending with ``table.finish``; the
+debate's answer is always one role's (the prover's final line, or the
+solver's), ``single`` in the kernel's terms.
 
 * ``british``: the prover's opening is cut by the character rule
   (``CharRuleChunker``: past ``max_chars``, or past ``min_chars`` at a sentence
@@ -24,7 +25,8 @@ events, ending with ``table.finish``; the debate's answer is always one role's
   student may revise the undisclosed rest (``revise``), then the final answer.
 * ``cot``: one solver, reasoning and a ``Final Answer`` line.
 
-What it does not do: parse or word anything (``forms``, ``prompts/``), or
+What it does not do: parse or word anything (``forms``, ``prompts/``), keep
+the debate's run state (the ``Hall``, ``state``: roles, record, views) or
 keep kernel state (the ``Table`` does).
 """
 
@@ -40,8 +42,8 @@ from debate_core.kernel.floor import Floor
 from debate_core.kernel.forms import Form, FormResult
 from debate_core.kernel.policies import Decision, NeverPolicy, PromptedPolicy
 from protocols.parliament.forms import Speech
-from protocols.parliament.hall import Hall
 from protocols.parliament.params import ParliamentParams
+from protocols.parliament.state import Hall
 from protocols.parliament.views import RoleView
 
 

@@ -1,16 +1,16 @@
-"""The state the Parliament variants share while one debate runs, and the moves they repeat.
+"""Parliament's run state: the ``Hall``, what the variants share while one debate runs, and the moves they repeat.
 
-What it does: a ``Hall`` knows who holds which role and title, keeps the
-public record the prompts quote (``transcript``), builds each role's view
-(the question's context goes to the prover, and to the critic only when the
-parameters say so), asks one role one request kind, and voices a reply: the
-kernel's ``say`` followed by one ``disclose`` per turn, the role's answer
-updated from its answer line (``SAME`` meaning the prover's). ``short`` keeps
-a reply within its sentence limit (cut by the table's segmenter, the cut
-noted on the reply).
+What it does: a ``Hall`` (the run state the variant loops take) knows who
+holds which role and title, keeps the public record the prompts quote
+(``transcript``), builds each role's view (the question's context goes to
+the prover, and to the critic only when the parameters say so), asks one
+role one request kind, and voices a reply: the kernel's ``say`` followed by
+one ``disclose`` per turn, the role's answer updated from its answer line
+(``SAME`` meaning the prover's). ``short`` keeps a reply within its sentence
+limit (cut by the table's segmenter, the cut noted on the reply).
 
 What it does not do: decide the order of a debate (the variant loops in
-``loops``) or make a kernel move on its own account: everything goes through
+``loop``) or make a kernel move on its own account: everything goes through
 the ``Table``.
 """
 
@@ -32,7 +32,7 @@ from protocols.parliament.views import RoleView
 
 
 class Hall:
-    """One debate's roles, record and repeated moves (see the module docstring)."""
+    """The run state: one debate's roles, record and repeated moves (see the module docstring)."""
 
     def __init__(self, table: Table, params: ParliamentParams, variant: str, forms: ParliamentForms) -> None:
         self.table, self.params, self.variant, self.forms = table, params, variant, forms
