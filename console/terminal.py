@@ -364,9 +364,11 @@ class TerminalRenderer(EventFold):
         if event.error:
             body.append(f"\nError: {event.error}", style="red")
         s = event.stats
+        # action plans are one protocol's request kind: their count is shown where there were any invalid ones
+        plans = f"{s.invalid_plans} invalid plans · " if s.invalid_plans else ""
         body.append(
             f"\n{s.utterances} utterances, {s.interruptions} interruptions, {s.silent_turns} silent turns, "
-            f"{s.invalid_plans} invalid plans · {s.model_calls} model calls in {s.batches} batches, "
+            f"{plans}{s.model_calls} model calls in {s.batches} batches, "
             f"{s.generated_tokens} generated tokens · {s.wall_time_s:.2f} s",
             style="dim",
         )
