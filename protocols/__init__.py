@@ -11,8 +11,10 @@ record, the object the loop takes), ``loop.py`` (the order of moves),
 ``views.py`` (what a seat is shown), ``prompting.py`` and ``prompts/`` (the
 wording), ``demo.py`` (the scripted demo), ``consistency.py`` (what its
 streams may hold), and where it has them ``events.py``, ``web.py`` (web
-app), ``terminal.py`` (terminal) and ``study/`` (study harness);
-``tests/test_protocol_shape.py`` checks the core modules. A protocol package imports the
+app), ``terminal.py`` (terminal) and ``study/`` (study harness), and
+``tests/`` (its own tests, collected by pytest, not shipped in the wheel),
+and ``docs.md`` (its page, with what it departs from in its paper);
+``tests/test_protocol_shape.py`` checks the core modules and the page. A protocol package imports the
 engine (``debate_core``) and never another protocol; only its ``web.py``,
 ``terminal.py`` and ``study/`` import the front end they serve, and only
 lazily from ``plugin.py``'s hooks.

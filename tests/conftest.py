@@ -6,10 +6,10 @@
 * ``make_config`` / ``run``: a small debate set-up and a one-call runner.
 * ``of_type`` / ``first`` / ``at_turn``: queries over the emitted events.
 
-Test modules import the plain helpers (``from tests.conftest import ...``) or use the
-fixtures of the same purpose below. Every collected test is marked with its lanes (``model``,
-``server``, ``browser``, ``postgres``, ``fuzz``) by ``tests/lanes.py``; ``make test-fast`` leaves
-out ``model``, ``server`` and ``browser``.
+Test modules, here and in each protocol's own ``protocols/<name>/tests/``, import these plain
+helpers (``from tests.conftest import ...``). It defines no fixture and no hook: those (the fixtures of
+the same purpose, the lanes, ``--shard``) are in ``tests/plugin.py``, which the root conftest.py
+registers once for every test folder.
 """
 
 from __future__ import annotations
@@ -17,17 +17,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
-
-import pytest
 
 from debate_core import AgentSpec, Debate, DebateConfig, Question, ScriptedBackend
 from debate_core.backends.base import GenerationRequest
 from debate_core.events import PlanRecord, PlansMade
-from debate_core.kernel.sentences import default_sentence_chunker as default_segmenter
-from tests.lanes import mark_lanes
-from tests.shards import parse_shard, shard
 
 # Tests never download. debate_core imports transformers lazily, so this is set before
 # any Hugging Face library reads it; the embedded model needs no hub at all.
@@ -165,54 +160,3 @@ def plan_of(plans: PlansMade, agent: str) -> PlanRecord:
 def request_texts(backend: ScriptedBackend) -> list[str]:
     """The full text of every prompt sent to the backend."""
     return ["\n".join(m.content for m in request.messages) for request in backend.requests]
-
-
-# -- fixtures ------------------------------------------------------------------------
-
-
-@pytest.fixture
-def script_backend() -> Callable[..., ScriptedBackend]:
-    return build_script_backend
-
-
-@pytest.fixture
-def segmenter() -> SentenceSplitter:
-    return SentenceSplitter()
-
-
-@pytest.fixture(scope="session")
-def real_segmenter() -> Any:
-    """The engine's default spaCy segmenter (loaded once per session)."""
-    return default_segmenter()
-
-
-# -- lanes ---------------------------------------------------------------------------
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--shard",
-        metavar="K/N",
-        help=(
-            "run only the K-th of N parts of the selected tests, whole test files balanced by tests/durations.json"
-            " (make test-fast runs them)"
-        ),
-    )
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Generator[None, None, None]:
-    """Mark every test with its lanes before ``-m`` selects by them; then keep this run's shard of the rest."""
-    mark_lanes(items)
-    result = yield
-    if config.getoption("shard"):
-        dropped = shard(items, *parse_shard(config.getoption("shard")))
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
-    return result
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """A shard that happens to hold no test (``--shard 2/2`` on one file) has nothing to fail: exit 0."""
-    if session.config.getoption("shard") and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
-        session.exitstatus = pytest.ExitCode.OK

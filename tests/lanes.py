@@ -10,11 +10,12 @@ The markers (registered in pyproject.toml, ``--strict-markers``):
 * ``fuzz``: a property test (``tests/properties``, or any test driven by Hypothesis's ``@given``).
 
 ``FAST_LANE`` (what ``make test-fast`` selects) is every test that is neither ``model``, ``server``
-nor ``browser``. ``mark_lanes`` (called from tests/conftest.py) infers the markers, so a new test is
+nor ``browser``. ``mark_lanes`` (called from tests/plugin.py) infers the markers, so a new test is
 classified without anyone remembering a decorator: by its folder, by the fixtures it requests, and by
 the code it runs, read statically: the test function, every fixture in its closure, every class or
-function given as a parameter, and every helper of the ``tests`` package that these name, followed
-transitively (library code is not read: it names every backend). A test can still carry a marker by
+function given as a parameter, and every helper of a test package (``tests`` or a protocol's own
+``protocols.<name>.tests``) that these name, followed transitively (library code is not read: it names
+every backend). A test can still carry a marker by
 hand (``@pytest.mark.model`` or a module's ``pytestmark``); inference only adds markers, never removes
 one. It does not run anything or watch what a test does at run time: a test that reaches a model
 only through a helper outside ``tests`` is not seen and needs a marker by hand.
@@ -137,17 +138,20 @@ def _called_name(call: ast.Call) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
+# The packages whose code is read: tests/ and each protocol's own tests (protocols/<name>/tests/).
+TEST_PACKAGE = re.compile(r"(?:tests|protocols\.[^.]+\.tests)(?:\..+)?")
+
+
 def _is_test_helper(obj: Any) -> bool:
-    """A function or class defined in the ``tests`` package (helpers worth reading; library code is not)."""
+    """A function or class defined in a test package (helpers worth reading; library code is not)."""
     obj = _unwrapped(obj)
     if not (inspect.isfunction(obj) or inspect.isclass(obj)):
         return False
-    module = getattr(obj, "__module__", "") or ""
-    return module == "tests" or module.startswith("tests.")
+    return TEST_PACKAGE.fullmatch(getattr(obj, "__module__", "") or "") is not None
 
 
 def code_lanes(roots: Iterable[Any]) -> set[str]:
-    """The lanes named by the code of ``roots`` and of every tests-package helper they name, transitively."""
+    """The lanes named by the code of ``roots`` and of every test-package helper they name, transitively."""
     lanes: set[str] = set()
     seen: set[Any] = set()
     pending = [_unwrapped(obj) for obj in roots if _is_test_helper(obj)]

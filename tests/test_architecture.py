@@ -1,4 +1,9 @@
-"""The rules the code base lives by, checked mechanically."""
+"""The rules the code base lives by, checked mechanically.
+
+Each protocol's own tests (``protocols/<name>/tests/``) are not part of the code these rules hold for:
+tests import front ends and other protocols freely, print, and may run long. ``python_files`` leaves
+them out of every check over ``protocols/``; a module beside them is still checked.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "debate_core"
+PROTOCOLS = ROOT / "protocols"
+
+
+def is_protocol_test(path: Path) -> bool:
+    """Whether ``path`` lies in a protocol's own tests folder (``protocols/<name>/tests/``)."""
+    try:
+        parts = path.relative_to(PROTOCOLS).parts
+    except ValueError:
+        return False
+    return len(parts) > 2 and parts[1] == "tests"
+
+
+def python_files(folder: Path) -> list[Path]:
+    """The Python modules under ``folder`` these rules hold for: all but a protocol's own tests."""
+    return [path for path in sorted(folder.rglob("*.py")) if not is_protocol_test(path)]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -28,13 +48,12 @@ def offenders(folder: Path, forbidden: set[str], depth: int = 1) -> dict[str, li
         str(path.relative_to(ROOT)): sorted(
             m for m in imported_modules(path) if ".".join(m.split(".")[:depth]) in forbidden
         )
-        for path in folder.rglob("*.py")
+        for path in python_files(folder)
     }
     return {k: v for k, v in found.items() if v}
 
 
 FRONT_ENDS = {"ui", "storage", "console", "experiments", "gradio", "sqlalchemy", "rich"}
-PROTOCOLS = ROOT / "protocols"
 # A protocol's front-end modules live in its folder under fixed names and may import the front end they serve.
 FRONT_END_MODULES = {
     "web": {"ui", "gradio"},
@@ -46,7 +65,7 @@ FRONT_END_MODULES = {
 def printing_modules(package: Path) -> list[str]:
     return [
         str(path.relative_to(ROOT))
-        for path in package.rglob("*.py")
+        for path in python_files(package)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
     ]
@@ -64,7 +83,7 @@ def front_end_of(path: Path) -> str | None:
 def layering_offenders(package: Path) -> dict[str, list[str]]:
     """Per protocol module: its engine side imports no front end; a front-end module only its own."""
     found = {}
-    for path in package.rglob("*.py"):
+    for path in python_files(package):
         allowed = FRONT_END_MODULES.get(front_end_of(path) or "", set())
         bad = sorted(m for m in imported_modules(path) if m.split(".")[0] in FRONT_ENDS - allowed)
         if bad:
@@ -114,6 +133,24 @@ def test_a_front_end_import_in_a_protocol_is_caught(tmp_path, monkeypatch):
     }
 
 
+def test_a_protocols_own_tests_are_left_out_but_the_module_beside_them_is_checked(tmp_path, monkeypatch):
+    """protocols/<name>/tests/ may import front ends and other protocols and print; its engine modules may not."""
+    package = tmp_path / "protocols"
+    for folder in ("p/tests", "q"):
+        (package / folder).mkdir(parents=True)
+    test_code = "import rich\nimport ui.render\nimport protocols.q.loop\nprint('x')\n"
+    (package / "p/tests/test_p.py").write_text(test_code)
+    (package / "p/tests/__init__.py").write_text("")
+    (package / "p/loop.py").write_text(test_code)
+    (package / "p/__init__.py").write_text('"""p."""\n')
+    monkeypatch.setattr(sys.modules[__name__], "PROTOCOLS", package)
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert layering_offenders(package) == {"protocols/p/loop.py": ["rich", "ui.render"]}
+    assert printing_modules(package) == ["protocols/p/loop.py"]
+    assert offenders(package / "p", {"protocols.q"}, depth=2) == {"protocols/p/loop.py": ["protocols.q.loop"]}
+    assert set(module_names(tmp_path, "protocols")) == {"protocols.p", "protocols.p.loop"}
+
+
 def test_the_kernel_knows_no_protocol():
     """The kernel is the ground floor: protocols import it, never the other way round."""
     assert offenders(PACKAGE / "kernel", {"debate_core.protocols"}, depth=2) == {}
@@ -157,7 +194,7 @@ def test_importing_the_package_loads_no_heavy_library():
 
 def test_modules_stay_small_and_say_what_they_do():
     folders = [PACKAGE, PROTOCOLS, ROOT / "storage", ROOT / "ui", ROOT / "experiments", ROOT / "console"]
-    for path in (p for folder in folders for p in folder.rglob("*.py")):
+    for path in (p for folder in folders for p in python_files(folder)):
         text = path.read_text(encoding="utf-8")
         assert len(text.splitlines()) <= 450, f"{path.name} is past ~400 lines: split it"
         docstring = ast.get_docstring(ast.parse(text))
@@ -198,7 +235,7 @@ def test_prompt_templates_ship_inside_the_package():
 
 def module_names(root: Path, package: str) -> dict[str, Path]:
     names = {}
-    for path in (root / package).rglob("*.py"):
+    for path in python_files(root / package):
         parts = path.relative_to(root).with_suffix("").parts
         names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return names

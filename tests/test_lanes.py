@@ -159,7 +159,10 @@ def collected(*selections: list[str]) -> list[list[str]]:
 
 
 CONTRACT = "tests/contract/test_backend_contract.py"
-SHARDED = ("tests/test_golden.py", "tests/test_folds.py", "tests/test_prompts.py")
+# Files from tests/ and from a protocol's own tests/: a shard is a set of whole files wherever they lie.
+SHARDED = ("tests/test_golden.py", "tests/test_folds.py", "protocols/kimura/tests/test_prompts.py")
+# A protocol's own tests, one on the embedded model (its code names the backend), one scripted only.
+PROTOCOL_TESTS = ("protocols/sid/tests/test_sid_embedded.py", "protocols/parliament/tests/test_parliament.py")
 
 
 @pytest.fixture(scope="module")
@@ -172,6 +175,8 @@ def selections() -> dict[str, list[str]]:
         "sharded": ["-m", FAST_LANE, *SHARDED],
         "shard 1/2": ["-m", FAST_LANE, "--shard", "1/2", *SHARDED],
         "shard 2/2": ["-m", FAST_LANE, "--shard", "2/2", *SHARDED],
+        "protocol fast": ["-m", FAST_LANE, *PROTOCOL_TESTS],
+        "protocol model": ["-m", "model", *PROTOCOL_TESTS],
     }
     return dict(zip(wanted, collected(*wanted.values()), strict=True))
 
@@ -185,6 +190,16 @@ def test_the_fast_lane_keeps_the_scripted_contract_and_leaves_out_real_models_an
     assert model and all("[transformers-embedded" in i for i in model)
     server = selections["server"]
     assert server and all("[openai-llamacpp" in i for i in server)
+
+
+def test_a_protocols_own_tests_are_marked_by_their_code_as_those_in_tests_are(selections):
+    """protocols/<name>/tests/ is read as tests/ is: a model test there is left out of the fast lane."""
+    embedded, scripted = PROTOCOL_TESTS
+    model = selections["protocol model"]
+    assert model and all(i.startswith(embedded + "::") for i in model)
+    fast = selections["protocol fast"]
+    assert any(i.startswith(scripted + "::") for i in fast)
+    assert not [i for i in fast if i.startswith(embedded + "::")]
 
 
 def test_the_shards_split_the_selection_by_whole_files(selections):

@@ -58,3 +58,12 @@ def test_every_state_module_holds_the_run_state(name: str):
     """The run-state object (one debate's seats, views and record: what the loop takes) is named so in its
     module's docstring, whatever the class is called (``KimuraState``, ``Hall``, ``Room``, ``Circle``, ``Council``)."""
     assert "run state" in state_docstring(name), f"protocols/{name}/state.py: no 'run state'"
+
+
+@pytest.mark.parametrize("name", sorted(PACKAGES))
+def test_every_protocol_package_has_its_page(name: str):
+    """A protocol's page (what it implements of its paper, its parameters, every decision where the paper is
+    silent) is in its folder, beside its code, and opens with a title."""
+    page = PACKAGES[name] / "docs.md"
+    assert page.is_file(), f"protocols/{name}/docs.md is missing"
+    assert page.read_text(encoding="utf-8").startswith("# "), f"protocols/{name}/docs.md has no title"

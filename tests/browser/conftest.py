@@ -66,8 +66,8 @@ def app_db(tmp_path_factory) -> Path:
     from debate_core import Debate
     from protocols.kimura.demo import demo_backend, demo_config
     from protocols.kimura.study.runner import StudyRunner
+    from protocols.kimura.tests.test_runner import backend_for, questions, spec
     from storage import Store
-    from tests.experiments.test_runner import backend_for, questions, spec
 
     path = tmp_path_factory.mktemp("app") / "debates.sqlite3"
     store = Store(path)

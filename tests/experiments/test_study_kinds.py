@@ -19,10 +19,10 @@ from experiments import extensions
 from experiments.cli import BUILT_IN, main
 from experiments.compare import CompareRunner, CompareSpec, Item
 from protocols.kimura.study.runner import StudyRunner
+from protocols.kimura.tests.test_runner import backend_for, questions, spec
 from storage import Store
 from storage.experiments import ExperimentRecord
 from tests.conftest import QUESTION
-from tests.experiments.test_runner import backend_for, questions, spec
 
 PLUGIN = "tests.experiments.test_study_kinds"
 

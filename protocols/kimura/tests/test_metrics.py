@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from experiments.accuracy import Accuracy, wilson
 from protocols.kimura.study.metrics import Kind, Outcome, effects, intermediate_answers, token_bin
 from tests.conftest import build_script_backend, make_config, run
 
@@ -106,11 +105,3 @@ def test_intermediate_answers_follow_every_turn():
 @pytest.mark.parametrize(("tokens", "expected"), [(0, (0, 49)), (49, (0, 49)), (50, (50, 99)), (349, (300, 349))])
 def test_fifty_token_bins(tokens, expected):
     assert token_bin(tokens) == expected
-
-
-def test_wilson_interval_and_accuracy():
-    low, high = wilson(5, 10)
-    assert round(low, 4) == 0.2366 and round(high, 4) == 0.7634
-    assert wilson(0, 0) == (0.0, 0.0)
-    assert wilson(10, 10)[1] == pytest.approx(1.0) and wilson(0, 10)[0] == pytest.approx(0.0)
-    assert str(Accuracy(3, 4)).startswith("75.0% (n=4, 95% CI")

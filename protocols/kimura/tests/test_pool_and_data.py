@@ -1,12 +1,9 @@
-"""The conditioned initial states (Section IV-B) and the MMLU data."""
+"""The conditioned initial states (Section IV-B); the MMLU data itself: tests/experiments/test_mmlu.py."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from experiments.mmlu import EXPECTED_QUESTIONS, load_mmlu, parse_rows, sample
 from protocols.kimura.study.pool import Sampled, Setting, assign, usable
 
 S = Sampled
@@ -39,42 +36,6 @@ def test_assignment_is_identical_every_time_and_refuses_impossible_settings():
     assert assign(samples, "B", Setting.ONE_INCORRECT) == assign(samples, "B", Setting.ONE_INCORRECT)
     with pytest.raises(ValueError, match="needs 2 correct"):
         assign([S("A", ""), S("B", ""), S("C", "")], "B", Setting.ONE_INCORRECT)
-
-
-def test_header_rows_are_dropped_and_rows_become_questions(tmp_path):
-    header = {
-        "question": "question",
-        "answer_a": "answer_a",
-        "answer_b": "answer_b",
-        "answer_c": "answer_c",
-        "answer_d": "answer_d",
-        "correct_answer": "answer",
-        "topic": "elementary mathematics",
-    }
-    row = {
-        "question": "2+2?",
-        "answer_a": "3",
-        "answer_b": "4",
-        "answer_c": "5",
-        "answer_d": "6",
-        "correct_answer": "B",
-        "topic": "elementary mathematics",
-    }
-    path = tmp_path / "mmlu.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in (header, row, {**row, "topic": "astronomy"})))
-    questions = load_mmlu(path)
-    assert len(questions) == 2 and questions[0].question().answer == "B"
-    assert questions[0].question().options == ("3", "4", "5", "6")
-    assert [q.subject for q in sample(questions, 1, subjects=["Astronomy"])] == ["astronomy"]
-    assert parse_rows([header]) == []
-
-
-def test_the_packaged_mmlu_has_57_subjects_and_14042_questions():
-    questions = load_mmlu()
-    assert len(questions) == EXPECTED_QUESTIONS
-    assert len({q.subject for q in questions}) == 57
-    first = sample(questions, 5, seed=7)
-    assert first == sample(questions, 5, seed=7) and first != sample(questions, 5, seed=8)
 
 
 def test_realisable_needs_two_of_a_side_for_the_setting_that_has_two():

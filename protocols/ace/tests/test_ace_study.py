@@ -10,7 +10,7 @@ from experiments.cli import main
 from protocols.ace.study.report import ace_debates, section
 from storage import Store
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bbh_sample"
+FIXTURES = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "bbh_sample"
 SYSTEMS = "ace/ace,ace/no_analyze,ace/no_compose,ace/no_execute,ace/parallel"
 
 

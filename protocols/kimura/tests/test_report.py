@@ -12,8 +12,8 @@ from experiments.cli import main
 from experiments.images import export_png
 from protocols.kimura.study.report import pct, write_report
 from protocols.kimura.study.runner import StudyRunner
+from protocols.kimura.tests.test_runner import backend_for, questions, spec
 from storage import Store
-from tests.experiments.test_runner import backend_for, questions, spec
 
 
 @pytest.fixture(scope="module")

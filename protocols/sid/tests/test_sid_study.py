@@ -8,7 +8,7 @@ from experiments.cli import main
 from protocols.sid.study.report import sid_debates, token_ratio
 from storage import Store
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "tests" / "fixtures"
 SYSTEMS = "sid/mad,sid/compress,sid/exit,sid/sid,sid/no_expand"
 
 

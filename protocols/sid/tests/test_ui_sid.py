@@ -154,7 +154,7 @@ def test_the_answers_per_round_have_one_row_per_round_with_every_answer():
 
 
 def test_a_classifier_gate_passes_to_the_right_of_tau(tmp_path):
-    from tests.test_sid import _model
+    from protocols.sid.tests.test_sid import _model
 
     path = tmp_path / "gate.json"
     path.write_text(json.dumps(_model().to_json()), encoding="utf-8")

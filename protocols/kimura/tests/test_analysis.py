@@ -31,8 +31,8 @@ from protocols.kimura.study.analysis import (
 from protocols.kimura.study.metrics import Kind
 from protocols.kimura.study.pool import Setting
 from protocols.kimura.study.runner import StudyRunner
+from protocols.kimura.tests.test_runner import backend_for, questions, spec
 from storage import Store
-from tests.experiments.test_runner import backend_for, questions, spec
 
 
 def plans(turn: int, tokens: int, answers: dict[str, str | None]) -> PlansMade:

@@ -14,7 +14,7 @@ from protocols.sid.gate import GateModel
 from protocols.sid.study.train_gate import _split, examples, train
 from storage import Store
 
-MMLU = Path(__file__).resolve().parent / "fixtures"
+MMLU = Path(__file__).resolve().parents[3] / "tests" / "fixtures"
 
 
 def synthetic(n: int = 80, seed: int = 1) -> list[tuple[tuple[float, ...], bool]]:
