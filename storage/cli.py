@@ -38,6 +38,7 @@ from rich.text import Text
 from console.terminal import TerminalRenderer, make_console
 from debate_core.config import DEFAULT_PROTOCOL, Condition
 from debate_core.events import Event
+from debate_core.protocols.registry import uses_budget
 from debate_core.text import clean
 from storage.store import STATUSES, Store
 from storage.transfer import TranscriptError, safe_file_name
@@ -173,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     row.status,
                     f"{row.protocol}/{row.variant}" if row.variant else row.protocol,
                     outcome,
-                    f"{row.public_tokens}/{row.token_budget}",
+                    f"{row.public_tokens}/{row.token_budget}" if uses_budget(row.protocol) else str(row.public_tokens),
                     Text(row.question[:80]),
                 )
             console.print(table)

@@ -64,6 +64,7 @@ def test_it_runs_in_the_terminal_is_recorded_and_replays_from_the_store(tmp_path
     recorded = live.rsplit("Recorded as debate ", 1)[1].split()[0]
     listed = run(["-m", "storage", "--db", db, "list"], env).stdout
     assert recorded[:12] in listed and "round-robin/standard" in listed and "finished" in listed
+    assert "102" in listed and "/500" not in listed  # its public tokens, and no budget it does not use
     replayed = run(["-m", "storage", "--db", db, "show", recorded], env).stdout
     for line in ("Alex: I hold B.", "round robin tally: round=1", "Final answer: B"):
         assert line in replayed
