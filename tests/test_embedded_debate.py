@@ -29,7 +29,7 @@ def test_three_agent_interruptible_debate_on_the_embedded_model(backend):
         question=MMLU_STYLE,
         agents=(AgentSpec(name="Alex"), AgentSpec(name="Chris"), AgentSpec(name="Jenny")),
         condition="interruptible",
-        token_budget=150,
+        token_budget=90,
         seed=3,
         params={"utterance_max_new_tokens": 40, "prompt_layout": "cached"},
     )
@@ -44,7 +44,7 @@ def test_three_agent_interruptible_debate_on_the_embedded_model(backend):
     assert records and all(record.valid for record in records), [r.error for r in records if not r.valid]
     if end.reason.value == "budget":
         assert any(isinstance(e, UnitDisclosed) for e in events)
-        assert end.public_tokens >= 150
+        assert end.public_tokens >= 90
     # the public budget is counted with the model's tokenizer
     for event in events:
         if isinstance(event, UnitDisclosed):
