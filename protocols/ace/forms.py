@@ -2,7 +2,8 @@
 
 What it does: builds the ``Form`` kinds the debate asks, each rendering its
 template from ``prompts/`` and constrained by a JSON schema where the backend
-supports constrained decoding:
+supports constrained decoding (unless ``constrained`` is off: the paper only
+asks for JSON in the prompt, and the prompts ask for it either way):
 
 * ``answer`` (round 1, and the parallel baseline's first answer) and
   ``revise`` (the parallel baseline's later rounds): ``{"answer",
@@ -329,9 +330,14 @@ class AceForms:
         return {form.kind: form for form in forms}
 
 
+def _unconstrained(view: AceView) -> None:
+    return None
+
+
 def ace_forms(params: AceParams) -> AceForms:
+    """Every form for ``params``; with ``constrained`` off no form sends its schema (the prompts ask for JSON)."""
     answer_cap = params.answer_tokens
-    return AceForms(
+    forms = AceForms(
         answer=stance_form("answer", "a first answer with its explanation", "answer", answer_cap, comments=False),
         revise=stance_form("revise", "an answer revised after the others'", "revise", answer_cap, comments=False),
         execute=stance_form("execute", "the composed action, carried out", "execute", answer_cap, comments=True),
@@ -340,3 +346,9 @@ def ace_forms(params: AceParams) -> AceForms:
         compose_execute=compose_form(params.compose_tokens + answer_cap, with_answer=True),
         pick=pick_form(params.pick_tokens),
     )
+    if params.constrained:
+        return forms
+    plain = {
+        f.name: dataclasses.replace(getattr(forms, f.name), schema=_unconstrained) for f in dataclasses.fields(forms)
+    }
+    return AceForms(**plain)
