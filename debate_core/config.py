@@ -280,6 +280,9 @@ class DebateConfig(BaseModel):
     about 520 tokens can cut a long one off (it is then recorded as invalid).
     A protocol's own settings are its ``params`` (Kimura's prompt layout,
     history window and utterance cap among them).
+    ``temperature`` None leaves sampling to the backend's default: a server
+    is sent none (its own default applies), the in-process backend samples
+    at ``backends.base.BACKEND_DEFAULT_TEMPERATURE`` (1.0, the OpenAI API's).
     """
 
     model_config = _Frozen
@@ -292,7 +295,7 @@ class DebateConfig(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     token_budget: Annotated[int, Field(le=10**9)] = DEFAULT_TOKEN_BUDGET
     seed: Annotated[int, Field(ge=-INT64, lt=INT64)] = DEFAULT_SEED
-    temperature: float = DEFAULT_TEMPERATURE
+    temperature: float | None = DEFAULT_TEMPERATURE  # None: the backend's default (``SamplingParams``)
     max_new_tokens: Annotated[int, Field(le=10**6)] = DEFAULT_MAX_NEW_TOKENS
     max_turns: Annotated[int, Field(le=10**7)] = DEFAULT_MAX_TURNS
     max_silent_turns: Annotated[int, Field(le=10**7)] = DEFAULT_MAX_SILENT_TURNS
@@ -308,8 +311,8 @@ class DebateConfig(BaseModel):
 
     @field_validator("temperature")
     @classmethod
-    def _temperature_range(cls, value: float) -> float:
-        if not 0.0 <= value <= 5.0:
+    def _temperature_range(cls, value: float | None) -> float | None:
+        if value is not None and not 0.0 <= value <= 5.0:
             raise ValueError(f"temperature must be between 0 and 5, got {value}")
         return value
 

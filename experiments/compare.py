@@ -8,12 +8,18 @@ a number as the answer, of GPQA Diamond, four options, and of HotpotQA's
 distractor setting, free-form with its ten paragraphs as the question's
 context or, with ``hotpotqa_context="question"``, in its text), each protocol's
 parameters, and the generation settings every system shares (seed,
-temperature, token caps, the public-token budget of the protocols that use
-one). ``CompareRunner(spec, store, backend).run()`` registers the study
-(a rerun with a different specification stops with what changed), builds one
-debate per (question, system) with a deterministic id and the same seed for
-every system of a question, skips debates already finished, runs the rest
-``concurrency`` at a time with their model calls merged into shared batches
+token caps, the public-token budget of the protocols that use one). Each
+system samples at its protocol's ``study_temperature`` (its paper's; None:
+the backend's default), kept per protocol in the specification, unless
+``temperature`` sets one for every system (``temperature_for``). With
+``repeats`` N the study runs N times on the same questions, each repeat with
+its own seed (``seed_for``; repeat 0 is the study of one run, its cells keyed
+as before, the others under ``repeats.run_key``).
+``CompareRunner(spec, store, backend).run()`` registers the study (a rerun
+with a different specification stops with what changed), builds one debate
+per (question, system, repeat) with a deterministic id and the same seed for
+every system of a question in a repeat, skips debates already finished, runs
+the rest ``concurrency`` at a time with their model calls merged into shared batches
 (``workers``), and records every event under the experiment id; each debate
 is a cell claimed under a lease, so several workers may run one study. Agents are
 named for the roles each variant needs (``Prover`` and ``Critic``); a protocol
@@ -25,8 +31,7 @@ give each question's debates of its systems their own parameters and briefs
 declares with its protocol's other variants (``default_systems``: Parliament's four).
 
 What it does not do: compute results (``compare_report``) or load data
-itself beyond calling the loaders (``mmlu``, ``strategyqa``, ``bbh``,
-``gsm8k``, ``gpqa``, ``hotpotqa``).
+(``items``: each shared data set's questions as ``Item``s, re-exported here).
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from debate_core.backends.base import Backend
 from debate_core.backends.router import BackendRouter
-from debate_core.config import DEFAULT_AGENT_NAMES, AgentSpec, DebateConfig, PromptLayout, Question
+from debate_core.config import DEFAULT_AGENT_NAMES, AgentSpec, DebateConfig, PromptLayout
 from debate_core.debate import Debate
 from debate_core.errors import ConfigError
 from debate_core.protocols.base import RoleSpec
@@ -50,7 +55,15 @@ from debate_core.protocols.registry import protocol_class, resolve, with_setting
 from experiments.bbh import DEFAULT_TASKS as DEFAULT_BBH_TASKS
 from experiments.bbh import check_tasks
 from experiments.extensions import QuestionSetup, report_sections
+from experiments.items import Item as Item
+from experiments.items import bbh_items as bbh_items  # the loaders' old home: re-exported
+from experiments.items import gpqa_items as gpqa_items
+from experiments.items import gsm8k_items as gsm8k_items
+from experiments.items import hotpotqa_items as hotpotqa_items
+from experiments.items import mmlu_items as mmlu_items
+from experiments.items import strategyqa_items as strategyqa_items
 from experiments.progress import Progress, SilentProgress
+from experiments.repeats import run_key
 from experiments.workers import ExperimentError, StudyDebates, register_study
 from storage import Store
 from storage.cells import Lease
@@ -78,13 +91,26 @@ class CompareSpec(BaseModel):
     hotpotqa: int = Field(default=0, ge=0, le=20_000)
     hotpotqa_context: Literal["context", "question"] = "context"  # where HotpotQA's paragraphs go
     seed: int = Field(default=0, ge=0, lt=2**31)
-    temperature: float = Field(default=0.0, ge=0.0, le=5.0)
+    repeats: int = Field(default=1, ge=1, le=1_000)  # runs of the whole study, each with its own seed
+    temperature: float | None = Field(default=None, ge=0.0, le=5.0)  # None: each protocol's study temperature
+    # each protocol's declared study temperature (None: the backend's default), kept when ``temperature`` is None
+    protocol_temperatures: dict[str, float | None] = Field(default_factory=dict)
     max_new_tokens: int = Field(default=512, ge=16, le=100_000)
     token_budget: int = Field(default=500, ge=1)
     utterance_max_new_tokens: int | None = Field(default=None, ge=1)
     prompt_layout: PromptLayout = PromptLayout.PAPER
     params: dict[str, dict[str, Any]] = Field(default_factory=dict)
     datasets: dict[str, int] = Field(default_factory=dict)  # a plugin's data sets: questions of each
+
+    @model_validator(mode="before")
+    @classmethod
+    def _study_temperatures(cls, data: Any) -> Any:
+        """Without a shared ``temperature``, keep each protocol's declared one (a rerun after it changed
+        in the code is then refused, with what changed)."""
+        if isinstance(data, dict) and data.get("temperature") is None and "protocol_temperatures" not in data:
+            systems = data.get("systems") or default_systems()
+            return {**data, "protocol_temperatures": study_temperatures(systems)}
+        return data
 
     @field_validator("experiment_id")
     @classmethod
@@ -132,18 +158,32 @@ class CompareSpec(BaseModel):
         mine, theirs = self.model_dump(mode="json"), other.model_dump(mode="json")
         return [f"{key}: {mine[key]} -> {theirs[key]}" for key in mine if mine[key] != theirs.get(key)]
 
-    def debate_id(self, question_key: str, system: str) -> str:
-        text = json.dumps([self.experiment_id, question_key, system])
-        return "c" + hashlib.sha256(text.encode()).hexdigest()[:31]
+    def debate_id(self, question_key: str, system: str, repeat: int = 0) -> str:
+        parts: list[Any] = [self.experiment_id, question_key, system] + ([repeat] if repeat else [])
+        return "c" + hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:31]
 
-    def seed_for(self, question_key: str) -> int:
-        """One seed per question, shared by every system (a paired comparison)."""
+    def seed_for(self, question_key: str, repeat: int = 0) -> int:
+        """One seed per question and repeat, shared by every system (a paired comparison); repeat 0 keeps a
+        study of one run's seed, repeat r derives its own from the study's seed and r."""
         digest = int(hashlib.sha256(question_key.encode()).hexdigest()[:8], 16)
-        return (self.seed * 100_003 + digest) % (2**31)
+        base = self.seed
+        if repeat:
+            base = int(hashlib.sha256(f"{self.seed}|repeat|{repeat}".encode()).hexdigest()[:8], 16)
+        return (base * 100_003 + digest) % (2**31)
 
-    def config(self, item: Item, system: str, setup: QuestionSetup | None = None) -> DebateConfig:
-        """A debate of ``system`` on ``item``; ``setup``: what the protocol's study preparation made for the
-        question (its parameters over the system's, every agent's brief its role's)."""
+    def temperature_for(self, system: str) -> float | None:
+        """The temperature ``system`` samples at: the shared one, else its protocol's declared one (None: the
+        backend's default)."""
+        if self.temperature is not None:
+            return self.temperature
+        protocol = system_parts(system)[0]
+        if protocol in self.protocol_temperatures:
+            return self.protocol_temperatures[protocol]
+        return protocol_class(protocol).study_temperature
+
+    def config(self, item: Item, system: str, setup: QuestionSetup | None = None, repeat: int = 0) -> DebateConfig:
+        """A debate of ``system`` on ``item`` in ``repeat``; ``setup``: what the protocol's study preparation
+        made for the question (its parameters over the system's, every agent's brief its role's)."""
         protocol, variant, overrides = system_parts(system)
         params = {**self.params.get(protocol, {}), **overrides}
         agents = agents_for(protocol, variant or None)
@@ -162,8 +202,8 @@ class CompareSpec(BaseModel):
                 prompt_layout=self.prompt_layout,
             ),
             token_budget=self.token_budget,
-            seed=self.seed_for(item.key),
-            temperature=self.temperature,
+            seed=self.seed_for(item.key, repeat),
+            temperature=self.temperature_for(system),
             max_new_tokens=self.max_new_tokens,
         )
 
@@ -183,6 +223,19 @@ def system_parts(system: str) -> tuple[str, str, dict[str, Any]]:
         except json.JSONDecodeError:
             overrides[key.strip()] = raw.strip()
     return protocol.strip(), variant.strip(), overrides
+
+
+def study_temperatures(systems: Sequence[str]) -> dict[str, float | None]:
+    """Each named protocol's declared study temperature (``Protocol.study_temperature``); unknown ones are
+    left to the systems' own validation."""
+    found: dict[str, float | None] = {}
+    for system in systems:
+        protocol = system_parts(system)[0] if isinstance(system, str) else ""
+        try:
+            found[protocol] = protocol_class(protocol).study_temperature
+        except (ConfigError, ValueError):
+            continue
+    return found
 
 
 def default_systems() -> tuple[str, ...]:
@@ -215,91 +268,6 @@ def agents_for(protocol: str, variant: str | None) -> tuple[AgentSpec, ...]:
     )
 
 
-@dataclass(frozen=True)
-class Item:
-    """One question of the study: where it comes from, its stable key, the engine's ``Question``."""
-
-    dataset: str
-    key: str
-    subject: str
-    question: Question
-
-
-def mmlu_items(n: int, seed: int, data: str | None = None) -> list[Item]:
-    from experiments.mmlu import load_mmlu, sample
-
-    chosen = sample(load_mmlu(data), n, seed=seed) if n else []
-    items = []
-    for q in chosen:
-        digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
-        items.append(Item("mmlu", f"mmlu:{q.index}:{digest}", q.subject, q.question()))
-    return items
-
-
-def strategyqa_items(n: int, seed: int, data: str | None = None) -> list[Item]:
-    from experiments.strategyqa import load_strategyqa, sample
-
-    chosen = sample(load_strategyqa(data), n, seed=seed) if n else []
-    items = []
-    for q in chosen:
-        digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
-        items.append(Item("strategyqa", f"strategyqa:{q.index}:{digest}", "strategyqa", q.question()))
-    return items
-
-
-def bbh_items(tasks: Sequence[str], n_per_task: int, seed: int, data: str | None = None) -> list[Item]:
-    """``n_per_task`` questions of each BBH task, seeded per task; ``data``: a folder of task files."""
-    from experiments.bbh import load_bbh, sample
-
-    if not n_per_task:
-        return []
-    items = []
-    for questions in load_bbh(tasks, path=data).values():
-        for q in sample(questions, n_per_task, seed=seed):
-            digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
-            items.append(Item("bbh", f"bbh:{q.task}:{q.index}:{digest}", q.task, q.question()))
-    return items
-
-
-def gsm8k_items(n: int, seed: int, data: str | None = None) -> list[Item]:
-    """``n`` seeded GSM8K questions (free-form, the final number as the answer); ``data``: a JSON-lines file."""
-    from experiments.gsm8k import load_gsm8k, sample
-
-    chosen = sample(load_gsm8k(data), n, seed=seed) if n else []
-    items = []
-    for q in chosen:
-        digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
-        items.append(Item("gsm8k", f"gsm8k:{q.index}:{digest}", "gsm8k", q.question()))
-    return items
-
-
-def gpqa_items(n: int, seed: int, data: str | None = None) -> list[Item]:
-    """``n`` seeded GPQA Diamond questions (options shuffled per row); ``data``: GPQA's CSV file."""
-    from experiments.gpqa import load_gpqa, sample
-
-    chosen = sample(load_gpqa(data), n, seed=seed) if n else []
-    items = []
-    for q in chosen:
-        digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
-        items.append(Item("gpqa", f"gpqa:{q.index}:{digest}", "gpqa", q.question()))
-    return items
-
-
-def hotpotqa_items(
-    n: int, seed: int, data: str | None = None, placement: Literal["context", "question"] = "context"
-) -> list[Item]:
-    """``n`` seeded HotpotQA (distractor) questions, the paragraphs as context (or, ``placement="question"``,
-    in the text); ``data``: a local copy of the split (else the cache, else the Hugging Face hub)."""
-    from experiments.hotpotqa import load_hotpotqa, sample
-
-    chosen = sample(load_hotpotqa(data), n, seed=seed) if n else []
-    items = []
-    for q in chosen:
-        digest = hashlib.sha256(q.text.encode()).hexdigest()[:10]
-        items.append(Item("hotpotqa", f"hotpotqa:{q.index}:{digest}", q.kind or "hotpotqa", q.question(placement)))
-    return items
-
-
 @dataclass
 class CompareSummary:
     debates: int = 0
@@ -315,6 +283,7 @@ class Job:
     item: Item
     system: str
     debate_id: str
+    repeat: int = 0
 
 
 class CompareRunner:
@@ -351,7 +320,8 @@ class CompareRunner:
         self._register()
         summary = CompareSummary()
         jobs = [
-            Job(item, system, self.spec.debate_id(item.key, system))
+            Job(item, system, self.spec.debate_id(item.key, system, repeat), repeat)
+            for repeat in range(self.spec.repeats)
             for item in self.items
             for system in self.spec.systems
         ]
@@ -385,7 +355,7 @@ class CompareRunner:
 
     def _run_one(self, job: Job, backend: Backend) -> str:
         setup = self.prepared.get(system_parts(job.system)[0], {}).get(job.item.key)
-        config = self.spec.config(job.item, job.system, setup)
+        config = self.spec.config(job.item, job.system, setup, job.repeat)
         if self.per_debate is not None:
             backend = self.per_debate(config)
         served: Backend | BackendRouter = backend
@@ -394,7 +364,6 @@ class CompareRunner:
             if self.seat_backend is None:
                 raise ExperimentError(f"{job.system} seats its own model ({', '.join(seated.values())}); none given")
             served = BackendRouter(backend, by_role={role: self.seat_backend(m, config) for role, m in seated.items()})
-        run = RunRecord(
-            self.spec.experiment_id, job.item.key, job.item.dataset, job.system, job.debate_id, job.item.subject
-        )
+        key = run_key(job.item.key, job.repeat)
+        run = RunRecord(self.spec.experiment_id, key, job.item.dataset, job.system, job.debate_id, job.item.subject)
         return self.debates.record(Debate(config, served, debate_id=job.debate_id), run)

@@ -2,7 +2,8 @@
 
     python -m experiments compare --experiment ID --systems parliament/cot,parliament/british \\
         --mmlu 5 --strategyqa 5 [--bbh 5 --bbh-tasks date_understanding,...] [--gsm8k 5] [--gpqa 5] \\
-        [--hotpotqa 100 [--hotpotqa-context question]] [--model ID] [--param parliament.resume=regenerate]
+        [--hotpotqa 100 [--hotpotqa-context question]] [--model ID] [--param parliament.resume=regenerate] \\
+        [--repeats 27] [--temperature T]
     python -m experiments report ID        # a comparison's report (report.md, debates.csv)
     python -m experiments fetch-bbh [--tasks a,b] [--cache DIR] [--archive PATH]   # BBH's files, ahead of time
 
@@ -17,7 +18,9 @@ once from the Hugging Face hub through the optional ``datasets``, or
 ``--hotpotqa-data``), builds the backend
 (``--backend scripted`` gives each debate its protocol's demo script: the
 numbers mean nothing, the pipeline is exercised) and runs the study with a
-progress bar; Ctrl-C stops it, and the same command resumes.
+progress bar; Ctrl-C stops it, and the same command resumes. ``--repeats N``
+runs the study N times, each run with its own seed; without
+``--temperature`` each system samples at its protocol's study temperature.
 
 What it does not do: compute results (``compare_report``).
 """
@@ -115,7 +118,20 @@ def add_parser(commands: Any) -> None:
         "(default: context)",
     )
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--temperature", type=float, default=0.0)
+    run.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the study N times on the same questions, each run with its own seed; the report gives mean ± SE "
+        "over runs and paired t-tests (default 1)",
+    )
+    run.add_argument(
+        "--temperature",
+        type=float,
+        help="every system's sampling temperature (default: each protocol's study temperature, its paper's; "
+        "python -m debate_core protocols lists them)",
+    )
     run.add_argument("--max-new-tokens", type=int, default=512)
     run.add_argument("--budget", type=int, default=500, help="public tokens, for protocols that use a budget")
     run.add_argument("--utterance-max-new-tokens", type=int)
@@ -256,6 +272,7 @@ def spec_from(args: argparse.Namespace) -> CompareSpec:
         bbh_tasks=_bbh_tasks(args.bbh_tasks),
         hotpotqa_context=args.hotpotqa_context,
         seed=args.seed,
+        repeats=args.repeats,
         temperature=args.temperature,
         max_new_tokens=args.max_new_tokens,
         token_budget=args.budget,

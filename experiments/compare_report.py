@@ -1,24 +1,25 @@
 """A comparison study's results: accuracy, cost and behaviour per system, and its report.
 
-What it does: ``outcomes(store, experiment_id)`` reads every finished debate of
-a comparison (``compare``) into one ``Outcome`` each: the dataset, the system,
-whether its answer was correct (or missing), the tokens the backend actually
-computed (prompt, of which cached, and generated), the wall time, what the
-debate did (points of information or questions, listener decisions, model
-mistakes recorded on the events), and its final and correct answers.
-``summarise`` gives per system (overall and per dataset) accuracy with n and
-a 95% Wilson interval, mean costs, and drift against the control on the
-same questions (the chain-of-thought baseline a plugin declares with
-``ReportSection.control``): how often a debate lost a question CoT had right,
-and won one CoT had wrong. ``free_form`` scores the free-form questions (HotpotQA,
-GSM8K, BBH's free-form tasks) two more ways beside the engine's exact
-scoring: normalized exact match and containment (``scoring``); a
-multiple-choice question is scored by its label only. The report also
-compares every pair of systems on their shared questions (``paired``:
-discordant counts, McNemar's exact test, a paired bootstrap interval).
-``full_markdown`` adds every plugin's own section and figures
+What it does: reads a comparison's finished debates (``compare_outcomes``:
+one ``Outcome`` each, re-exported here). ``summarise`` gives per system
+(overall and per dataset) accuracy with n and a 95% Wilson interval, mean
+costs, and drift against the control on the same questions (the
+chain-of-thought baseline a plugin declares with ``ReportSection.control``):
+how often a debate lost a question CoT had right, and won one CoT had wrong.
+``free_form`` scores the free-form questions (HotpotQA, GSM8K, BBH's
+free-form tasks) two more ways beside the engine's exact scoring: normalized
+exact match and containment (``scoring``); a multiple-choice question is
+scored by its label only. The report also compares every pair of systems on
+their shared questions (``paired``: discordant counts, McNemar's exact test, a
+paired bootstrap interval; one row per run in a study run several times),
+and, for a study of several runs, gives mean ± standard error over runs and a
+paired t-test across runs (``repeats``). The header states the temperature
+each system sampled at (the shared one, or each protocol's study
+temperature). ``full_markdown`` adds how the debates ended
+(``compare_endings``) and every plugin's own section and figures
 (``register_report_sections``, in plugin order); ``write_report`` writes
-``report.md``, the figures and ``debates.csv``.
+``report.md``, the figures and ``debates.csv`` (one row per finished debate,
+its repeat and end reason included).
 
 Tokens are what our backend computed, counted once. The paper's code also
 made a second, non-streamed call per streamed speech to read its usage, which
@@ -31,17 +32,17 @@ any protocol (the plugins' sections do).
 from __future__ import annotations
 
 import csv
-import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from debate_core.events import DebateEnded, DebateStarted, Event, ListenerDecision, ReplyBase, UtteranceGenerated
-from experiments import extensions, paired, scoring
+from experiments import compare_endings, extensions, paired, repeats
 from experiments.accuracy import Accuracy
-from experiments.compare import KIND, CompareSpec
+from experiments.compare import KIND, CompareSpec, system_parts
+from experiments.compare_outcomes import Outcome, outcomes, records_mistakes
 from experiments.images import export_png
+from experiments.statistics import mean
 
 __all__ = [
     "KIND",
@@ -51,11 +52,11 @@ __all__ = [
     "full_markdown",
     "outcomes",
     "pairs",
+    "records_mistakes",
     "report_markdown",
     "summarise",
     "write_report",
 ]
-from experiments.workers import ExperimentError
 from storage import Store
 
 
@@ -64,102 +65,6 @@ def control_system(spec: CompareSpec) -> str | None:
     (``ReportSection.control``) that the study ran; ``None`` without one."""
     declared = [s.control for s in extensions.report_sections() if s.control]
     return next((system for system in declared if system in spec.systems), None)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    dataset: str
-    system: str
-    question_key: str
-    debate_id: str
-    correct: bool
-    answered: bool
-    prompt_tokens: int
-    cached_tokens: int
-    generated_tokens: int
-    wall_s: float
-    interventions: int
-    decisions: int
-    mistakes: int
-    turns: int
-    final_answer: str | None = None
-    gold: str | None = None  # the correct label, or the free-form answer
-    free_form: bool = False
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.generated_tokens
-
-    @property
-    def normalized_exact(self) -> bool:
-        """Normalized exact match for a free-form question; the engine's label match otherwise."""
-        return scoring.exact_match(self.final_answer, self.gold) if self.free_form else self.correct
-
-    @property
-    def contained(self) -> bool:
-        """Containment for a free-form question (the paper's scoring); the engine's label match otherwise."""
-        return scoring.contains(self.final_answer, self.gold) if self.free_form else self.correct
-
-
-def records_mistakes(event: Event) -> bool:
-    """Whether an invalid reply of this event's type counts as a model's mistake: a listener's decision, and a
-    plugin's event whose class says ``records_mistakes = True`` (ACE's analyses and composed acts)."""
-    return isinstance(event, ListenerDecision) or bool(getattr(type(event), "records_mistakes", False))
-
-
-def _mistakes(events: Sequence[Event]) -> int:
-    """Model replies recorded as unusable: utterances with an error, and invalid replies of the event types that
-    record mistakes (``records_mistakes``: decisions, a plugin's analyses and acts)."""
-    said = sum(1 for e in events if isinstance(e, UtteranceGenerated) and e.error and e.source.value == "model")
-    return said + sum(
-        1
-        for e in events
-        if isinstance(e, ReplyBase) and records_mistakes(e) and not e.valid and e.source.value == "model"
-    )
-
-
-def outcomes(store: Store, experiment_id: str) -> tuple[CompareSpec, list[Outcome]]:
-    record = store.experiments.get(experiment_id)
-    if record is None:
-        raise ExperimentError(f"no experiment {experiment_id!r} in this store")
-    if record.spec.get("kind") != KIND:
-        raise ExperimentError(f"experiment {experiment_id!r} is not a comparison study")
-    spec = CompareSpec.model_validate(record.spec)
-    found = []
-    for run in store.experiments.runs(experiment_id):
-        try:
-            summary = store.debate(run.debate_id)
-        except KeyError:
-            continue
-        if summary.status != "finished":
-            continue
-        events = store.events(run.debate_id)
-        start, end = events[0], events[-1]
-        assert isinstance(start, DebateStarted) and isinstance(end, DebateEnded)
-        question = start.config.question
-        stats = end.stats
-        found.append(
-            Outcome(
-                dataset=run.setting,
-                system=run.condition,
-                question_key=run.question_key,
-                debate_id=run.debate_id,
-                correct=bool(end.correct),
-                answered=end.final_answer is not None,
-                prompt_tokens=stats.prompt_tokens,
-                cached_tokens=stats.cached_prompt_tokens,
-                generated_tokens=stats.generated_tokens,
-                wall_s=stats.wall_time_s,
-                interventions=stats.interventions,
-                decisions=stats.decisions,
-                mistakes=_mistakes(events),
-                turns=stats.turns,
-                final_answer=end.final_answer,
-                gold=question.answer,
-                free_form=not question.is_multiple_choice,
-            )
-        )
-    return spec, found
 
 
 @dataclass(frozen=True)
@@ -178,8 +83,7 @@ class Row:
 
 
 def _mean(values: Iterable[float]) -> float:
-    listed = list(values)
-    return statistics.fmean(listed) if listed else 0.0
+    return mean(list(values))
 
 
 def summarise(spec: CompareSpec, found: Sequence[Outcome]) -> list[Row]:
@@ -241,11 +145,19 @@ def free_form(spec: CompareSpec, found: Sequence[Outcome]) -> list[FreeFormRow]:
 
 def pairs(spec: CompareSpec, found: Sequence[Outcome], *, contained: bool = False) -> list[paired.Paired]:
     """Every pair of systems on their shared questions, by the engine's scoring, or with ``contained`` the
-    free-form questions by containment (multiple-choice ones by their label all the same)."""
-    right: dict[str, dict[str, bool]] = {}
+    free-form questions by containment (multiple-choice ones by their label all the same); with repeats,
+    one row per pair and run (its questions of that run; ``Paired.run``)."""
+    by_run: dict[int, dict[str, dict[str, bool]]] = {}
     for o in found:
-        right.setdefault(o.system, {})[o.question_key] = o.contained if contained else o.correct
-    return paired.compare_pairs(spec.systems, right, seed=spec.seed)
+        by_run.setdefault(o.repeat, {}).setdefault(o.system, {})[o.question_key] = (
+            o.contained if contained else o.correct
+        )
+    rows = []
+    for run, right in sorted(by_run.items()):
+        seed = spec.seed if run == 0 else f"{spec.seed}|run {run}"
+        found_rows = paired.compare_pairs(spec.systems, right, seed=seed)
+        rows += [row if spec.repeats == 1 else replace(row, run=run) for row in found_rows]
+    return sorted(rows, key=lambda r: (spec.systems.index(r.a), spec.systems.index(r.b), r.run or 0))
 
 
 def _free_form_lines(spec: CompareSpec, found: Sequence[Outcome]) -> list[str]:
@@ -280,7 +192,7 @@ class Drift:
 def drift(spec: CompareSpec, found: Sequence[Outcome]) -> list[Drift]:
     """Against the control system (``control_system``) on the same questions (empty without it)."""
     name = control_system(spec)
-    control = {o.question_key: o.correct for o in found if o.system == name}
+    control = {(o.question_key, o.repeat): o.correct for o in found if o.system == name}
     if not control:
         return []
     result = []
@@ -288,7 +200,9 @@ def drift(spec: CompareSpec, found: Sequence[Outcome]) -> list[Drift]:
         if system == name:
             continue
         pairs = [
-            (control[o.question_key], o.correct) for o in found if o.system == system and o.question_key in control
+            (control[(o.question_key, o.repeat)], o.correct)
+            for o in found
+            if o.system == system and (o.question_key, o.repeat) in control
         ]
         lost = sum(1 for cot, mine in pairs if cot and not mine)
         won = sum(1 for cot, mine in pairs if mine and not cot)
@@ -311,6 +225,25 @@ def _questions(spec: CompareSpec) -> str:
     return ", ".join(parts) + " questions"
 
 
+def _temperature(value: float | None) -> str:
+    if value is None:  # what the backend does with a request that names no temperature
+        return "the backend's default (a server's own, none sent; 1.0, the OpenAI API's, in process)"
+    return f"{value:g}"
+
+
+def _temperatures(spec: CompareSpec) -> str:
+    """The temperature each system sampled at: the shared one, else each protocol's study temperature."""
+    if spec.temperature is not None:
+        return f"temperature {spec.temperature:g} for every system"
+    by: dict[str, list[str]] = {}
+    for system in spec.systems:
+        by.setdefault(_temperature(spec.temperature_for(system)), []).append(system_parts(system)[0])
+    if len(by) == 1:
+        return f"temperature {next(iter(by))} for every system, its protocol's study temperature (its paper's)"
+    shown = "; ".join(f"{value} for {', '.join(dict.fromkeys(protocols))}" for value, protocols in by.items())
+    return f"temperature per protocol, its study temperature (its paper's): {shown}"
+
+
 def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) -> str:
     rows = summarise(spec, found)
     free = any(o.free_form for o in found)
@@ -318,9 +251,12 @@ def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) 
         f"# Comparison study `{spec.experiment_id}`",
         "",
         f"Model `{model_id}`; systems {', '.join(f'`{s}`' for s in spec.systems)}; "
-        f"{_questions(spec)} (seed {spec.seed}); temperature "
-        f"{spec.temperature:g}; at most {spec.max_new_tokens} new tokens per call. Every system of a question "
-        "runs with the same seed. Accuracy is the engine's exact scoring (option labels; free-form answers "
+        f"{_questions(spec)} (seed {spec.seed}"
+        + (f"; {spec.repeats} runs, each with its own seed" if spec.repeats > 1 else "")
+        + f"); {_temperatures(spec)}; at most {spec.max_new_tokens} new tokens per call. Every system of a "
+        "question runs with the same seed"
+        + (" in each run" if spec.repeats > 1 else "")
+        + ". Accuracy is the engine's exact scoring (option labels; free-form answers "
         "case-insensitively, numbers by value)"
         + ("; free-form questions are also scored by normalized exact match and containment below." if free else "."),
         "",
@@ -358,6 +294,7 @@ def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) 
             )
         )
     lines += paired.section(tables)
+    lines += repeats.section(found, spec.systems, spec.repeats)
     lines += [
         "",
         "Tokens are what the backend computed, each call counted once (prompt tokens include cached ones). "
@@ -375,6 +312,8 @@ def full_markdown(
     their figures as (file stem, plotly figure)."""
     text = report_markdown(spec, model_id, found)
     runs = store.experiments.runs(experiment_id)
+    ended = compare_endings.section(compare_endings.endings(store, runs), spec.systems)
+    text += "\n".join([*ended, "", ""]) if ended else ""
     drawn: list[tuple[str, Any]] = []
     for section in extensions.report_sections():
         if section.build is None:

@@ -5,8 +5,10 @@ for a comparison (an experiment whose specification says ``kind:
 compare``), registered before every plugin's: its view is the text of its
 ``report.md`` (``compare_report.full_markdown``: accuracy and cost per
 system, drift against the control, free-form answers, the paired comparison
-of every two systems, each protocol's own sections) with one row per debate
-(the data set as subject, the system as condition); its report is
+of every two systems, in a study of several runs mean ± standard error over
+runs and paired t-tests, how the debates ended, each protocol's own sections)
+with one row per debate (the data set as subject, the run as setting in a
+study of several runs, the system as condition); its report is
 ``compare_report.write_report`` (``report.md``, ``debates.csv``, figures).
 
 What it does not do: compute or write anything itself (``compare_report`` does).
@@ -35,7 +37,8 @@ def view(store: Store, record: ExperimentRecord, step: int) -> StudyView:
         debate = store.debate(outcome.debate_id)
         rows.append(
             [
-                outcome.debate_id, debate.question[:100], outcome.dataset, "-", outcome.system,
+                outcome.debate_id, debate.question[:100], outcome.dataset,
+                f"run {outcome.repeat}" if spec.repeats > 1 else "-", outcome.system,
                 debate.final_answer or "-", "yes" if outcome.correct else "no",
             ]
         )  # fmt: skip

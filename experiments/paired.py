@@ -12,11 +12,12 @@ times, by a generator seeded with the study's seed and the pair's names, so a
 report reads the same every time it is written; a resample is drawn as its
 counts of questions A won and lost, multinomially, so large studies cost no
 more). ``section`` writes the
-report's tables, one per scoring.
+report's tables, one per scoring; a study run several times (``repeats``)
+has one row per pair and run (``Paired.run``), each over that run's questions.
 
 What it does not do: correct for multiple comparisons (k systems make
 k(k-1)/2 tests: read a p-value near 0.05 among many with care), pair results
-across studies (the paper's 27 runs; here one study's questions), decide what
+across runs (``repeats``: the paired t-test over runs), decide what
 "right" means (``compare_report`` passes the engine's scoring, and for
 free-form questions containment), or read the store.
 """
@@ -47,6 +48,7 @@ class Paired:
     p_value: float
     low: float  # the interval of the difference A - B, as a fraction
     high: float
+    run: int | None = None  # the run (repeat) these questions belong to, in a study run several times
 
     @property
     def difference(self) -> float:
@@ -93,7 +95,11 @@ def bootstrap_interval(
 
 
 def compare_pairs(
-    systems: Sequence[str], right: Mapping[str, Mapping[str, bool]], *, seed: int = 0, resamples: int = RESAMPLES
+    systems: Sequence[str],
+    right: Mapping[str, Mapping[str, bool]],
+    *,
+    seed: int | str = 0,
+    resamples: int = RESAMPLES,
 ) -> list[Paired]:
     """Every pair of ``systems`` that shares at least one question; ``right[system][question_key]``."""
     rows = []
@@ -144,20 +150,23 @@ def section(tables: Sequence[tuple[str, Sequence[Paired]]]) -> list[str]:
         f"of the accuracy difference A - B in percentage points ({RESAMPLES:,} resamples of the questions, "
         "seeded). The p-values are not corrected for the number of pairs.",
     ]
+    if any(r.run is not None for _, rows in tables for r in rows):
+        lines += ["", "A study run several times: one row per pair and run, over that run's questions."]
     for title, rows in tables:
         if not rows:
             continue
+        by_run = any(r.run is not None for r in rows)
         lines += [
             "",
             f"{title}:",
             "",
-            "| A vs B | paired questions | A right, B wrong | A wrong, B right | accuracy A - B, points (95% CI) "
-            "| McNemar exact p |",
-            "|---|---|---|---|---|---|",
+            "| A vs B | " + ("run | " if by_run else "") + "paired questions | A right, B wrong | A wrong, B right "
+            "| accuracy A - B, points (95% CI) | McNemar exact p |",
+            "|---|---|---|---|---|---|" + ("---|" if by_run else ""),
         ]
         lines += [
-            f"| {r.a} vs {r.b} | {r.n} | {r.a_only} | {r.b_only} | {_points(r.difference)} "
-            f"({_points(r.low)} to {_points(r.high)}) | {_p(r.p_value)} |"
+            f"| {r.a} vs {r.b} | " + (f"{r.run} | " if by_run else "") + f"{r.n} | {r.a_only} | {r.b_only} "
+            f"| {_points(r.difference)} ({_points(r.low)} to {_points(r.high)}) | {_p(r.p_value)} |"
             for r in rows
         ]
     return lines

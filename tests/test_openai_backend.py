@@ -214,6 +214,13 @@ def test_requests_carry_the_sampling_the_schema_and_stream_usage():
     assert body["response_format"]["json_schema"]["schema"] == SCHEMA
 
 
+def test_a_temperature_left_to_the_backend_is_not_sent_so_the_server_samples_at_its_default():
+    server = Server(ok, owner="someone")
+    server.backend().generate([GenerationRequest((Message("user", "Hi"),), SamplingParams(None, 8, 5), "plan", "A", 1)])
+    assert "temperature" not in server.bodies[0] and server.bodies[0]["seed"] == 5  # sampled, so seeded
+    assert SamplingParams(None, 8).local_temperature == 1.0  # in process: the OpenAI API's default
+
+
 def test_llamacpp_gets_a_grammar_without_free_whitespace():
     server = Server(ok, owner="llamacpp")
     server.backend().generate([ask(json_schema=SCHEMA)])

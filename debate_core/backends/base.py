@@ -96,13 +96,24 @@ class Message:
         return {"role": self.role, "content": self.content}
 
 
+# The temperature an in-process backend samples at when a request leaves it to the backend (None): the
+# OpenAI API's default, which a paper that used "the API default" ran at. A server is sent no temperature.
+BACKEND_DEFAULT_TEMPERATURE = 1.0
+
+
 @dataclass(frozen=True, slots=True)
 class SamplingParams:
-    """Sampling settings of one request. ``temperature == 0`` means greedy."""
+    """Sampling settings of one request. ``temperature == 0`` means greedy; None means the backend's default
+    (a server's own, omitted from the request; ``BACKEND_DEFAULT_TEMPERATURE`` in process)."""
 
-    temperature: float
+    temperature: float | None
     max_new_tokens: int
     seed: int | None = None
+
+    @property
+    def local_temperature(self) -> float:
+        """The temperature an in-process backend samples at (the default for None)."""
+        return BACKEND_DEFAULT_TEMPERATURE if self.temperature is None else self.temperature
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,9 @@ protocol class declares its ``name``, ``variants`` (the first is the
 default), a frozen ``Params`` model whose defaults are its paper's defaults,
 the ``roles`` it needs (``RoleSpec``: how many agents, whether a person may
 take the role), whether it ends on the public-token budget
-(``uses_budget``) and the ``requirements`` its variant and parameters put on
-the backends (``Requirement``: a capability, for which roles, and why) and the
+(``uses_budget``), the temperature its studies sample at
+(``study_temperature``: its paper's) and the ``requirements`` its variant
+and parameters put on the backends (``Requirement``: a capability, for which roles, and why) and the
 ``seat_models`` it puts in some roles' seats (a fine-tuned listener). One
 instance runs one debate: ``run(table)`` is a generator that drives the
 kernel's moves and yields their events, and ends by yielding
@@ -91,6 +92,11 @@ class Protocol(ABC):
     roles: ClassVar[tuple[RoleSpec, ...]] = ()
     min_agents: ClassVar[int] = 2
     uses_budget: ClassVar[bool] = False
+    study_temperature: ClassVar[float | None] = 0.0
+    """The sampling temperature a study (``python -m experiments compare``) runs this protocol at unless it is
+    told one: its paper's. None is the backend's default (a server is sent none and uses its own; the
+    in-process backend ``BACKEND_DEFAULT_TEMPERATURE``, the OpenAI API's 1.0), for a paper that ran at its
+    API's default. A protocol that declares none is run greedily (0.0)."""
     human_controls: ClassVar[str] = "none"
     """The live controls of a person seated in a protocol without roles: ``none`` (only requests for
     words), ``floor`` (a standing plan: interrupt, raise a hand, listen, an answer) or ``point``

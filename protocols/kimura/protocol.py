@@ -74,6 +74,7 @@ class KimuraProtocol(Protocol):
     variants = tuple(c.value for c in (Condition.INTERRUPTIBLE, Condition.DYNAMIC, Condition.FIXED))
     Params = KimuraParams
     uses_budget = True
+    study_temperature = 0.3  # Table IV
     human_controls = "floor"
 
     def __init__(self, variant: str, params: ProtocolParams) -> None:

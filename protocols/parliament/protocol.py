@@ -58,6 +58,7 @@ class ParliamentProtocol(Protocol):
     Params = ParliamentParams
     roles: ClassVar[tuple[RoleSpec, ...]] = (PROVER, CRITIC)
     min_agents = 1
+    study_temperature = None  # GPT-4o-mini at the API's default (the paper names no temperature)
 
     @property
     def settings(self) -> ParliamentParams:

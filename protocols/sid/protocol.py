@@ -57,6 +57,7 @@ class SidProtocol(Protocol):
     variants = ("sid", "mad", "compress", "exit", "sid_c", "no_expand")
     Params = SidParams
     min_agents = 2
+    study_temperature = 0.0  # the paper states none (it follows Du et al.); greedy, as a study of it ran
 
     def __init__(self, variant: str, params: ProtocolParams) -> None:
         super().__init__(variant, params)

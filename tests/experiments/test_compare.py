@@ -50,7 +50,7 @@ def test_every_system_answers_the_same_questions_with_the_same_seed_and_a_rerun_
         assert british.accuracy.n == 3 and british.interventions == 1.0  # the demo raises one point
         assert "| strategyqa | parliament/cot |" in report_markdown(spec, "scripted-demo", found)
         changed = spec.model_copy(update={"temperature": 0.7})
-        with pytest.raises(ExperimentError, match=r"temperature: 0.0 -> 0.7"):
+        with pytest.raises(ExperimentError, match=r"temperature: None -> 0.7"):
             CompareRunner(changed, store, demo(spec.config(items()[0], SYSTEMS[0])), items(), per_debate=demo).run()
     finally:
         store.close()

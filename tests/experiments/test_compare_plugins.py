@@ -17,7 +17,7 @@ from debate_core.events import Intervention, ListenerDecision, Source
 from experiments import compare_cli, extensions
 from experiments.cli import build_parser
 from experiments.compare import CompareRunner, CompareSpec, Item, default_systems
-from experiments.compare_report import _mistakes, records_mistakes
+from experiments.compare_outcomes import _mistakes, records_mistakes
 from protocols.ace.events import ActionComposed, AnalysisMade
 from protocols.handraiser.positions import Positions, pro_is_correct
 from protocols.handraiser.study import preparation

@@ -170,7 +170,7 @@ class TransformersBackend(Backend):
         return Row(
             prompt_ids=prompt.ids,
             max_new_tokens=request.sampling.max_new_tokens,
-            temperature=request.sampling.temperature,
+            temperature=request.sampling.local_temperature,
             seed=request.sampling.seed,
             cache_key=request.cache_key if self.prefix_reuse else None,
             grammar=loaded.grammar(json.dumps(schema)) if schema else None,

@@ -294,11 +294,13 @@ class OpenAIBackend(Backend):
             "model": self.model,
             "messages": [m.as_dict() for m in request.messages],
             "max_tokens": max(request.sampling.max_new_tokens, 1),
-            "temperature": request.sampling.temperature,
             "stream": True,
             "stream_options": {"include_usage": True},
         }
-        if request.sampling.seed is not None and request.sampling.temperature > 0:
+        temperature = request.sampling.temperature
+        if temperature is not None:  # None: the server's own default (the field omitted)
+            body["temperature"] = temperature
+        if request.sampling.seed is not None and (temperature is None or temperature > 0):
             body["seed"] = request.sampling.seed  # greedy needs none (and vLLM's CPU build mishandles some)
         # per-token entries also count the tokens as they arrive ("N tokens so far")
         body["logprobs"] = True

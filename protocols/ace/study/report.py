@@ -10,7 +10,12 @@ systems)`` writes the report's markdown:
 * accuracy per task and system, with n and a 95% Wilson interval;
 * the ablation table in the shape of the paper's Table 2 (rows: without
   Analyze, without Compose, without Execute, full ACE, and the parallel
-  baseline; columns: the tasks, then their unweighted mean), in percent;
+  baseline; columns: the tasks, then their unweighted mean), in percent; in
+  a study run several times (``compare --repeats``) each cell is the mean ±
+  standard deviation over runs of the run's accuracy, as the paper's Tables
+  1-2 report "the mean and standard deviation" (the SD, not the standard
+  error; ``experiments.statistics``, shared with every report), and the mean
+  over tasks is taken per run first;
 * acts chosen per round (how often each act of the library was picked);
 * rounds until the end (mean, the share the observer stopped, and the
   distribution), and how the final answer was decided (agreed, the
@@ -22,7 +27,6 @@ What it does not do: run debates (``compare``) or write files (``compare_report`
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,6 +34,8 @@ from dataclasses import dataclass, field
 from debate_core.events import EndReason, PhaseStarted
 from experiments.accuracy import Accuracy
 from experiments.extensions import ReportSection, Section
+from experiments.repeats import repeat_of
+from experiments.statistics import mean, spread
 from experiments.workers import finished_debates
 from protocols.ace.events import ActionComposed
 from storage import Store
@@ -56,6 +62,7 @@ class AceDebate:
     acts: tuple[tuple[int, tuple[str, ...]], ...] = field(default=())
     prompt_tokens: int = 0
     generated_tokens: int = 0
+    repeat: int = 0  # the run, in a study run several times
 
     @property
     def total_tokens(self) -> int:
@@ -88,6 +95,7 @@ def ace_debates(store: Store, runs: Sequence[RunRecord], systems: Sequence[str])
                 acts=acts,
                 prompt_tokens=end.stats.prompt_tokens,
                 generated_tokens=end.stats.generated_tokens,
+                repeat=repeat_of(run),
             )
         )
     return found
@@ -98,7 +106,18 @@ def _accuracy(debates: Sequence[AceDebate]) -> Accuracy:
 
 
 def _percent(debates: Sequence[AceDebate]) -> str:
-    return f"{100 * _accuracy(debates).value:.1f}" if debates else "-"
+    """Accuracy in percent; with several runs, the mean ± SD of the runs' accuracies."""
+    if not debates:
+        return "-"
+    return spread(list(_by_run(debates).values())).sd_text(100)
+
+
+def _by_run(debates: Sequence[AceDebate]) -> dict[int, float]:
+    """Accuracy per run."""
+    runs: dict[int, list[AceDebate]] = defaultdict(list)
+    for d in debates:
+        runs[d.repeat].append(d)
+    return {run: _accuracy(found).value for run, found in sorted(runs.items())}
 
 
 def section(debates: Sequence[AceDebate], systems: Sequence[str]) -> list[str]:
@@ -121,9 +140,12 @@ def section(debates: Sequence[AceDebate], systems: Sequence[str]) -> list[str]:
 
 
 def _table_two(by: dict[tuple[str, str], list[AceDebate]], present: list[str], tasks: list[str]) -> list[str]:
+    several = len({d.repeat for found in by.values() for d in found}) > 1
     lines = [
         "",
-        "## ACE: ablations in the shape of the paper's Table 2 (accuracy, %)",
+        "## ACE: ablations in the shape of the paper's Table 2 (accuracy, %"
+        + (", mean ± SD over runs" if several else "")
+        + ")",
         "",
         "| variant | " + " | ".join(tasks) + " | mean over tasks |",
         "|---" * (len(tasks) + 2) + "|",
@@ -135,9 +157,13 @@ def _table_two(by: dict[tuple[str, str], list[AceDebate]], present: list[str], t
         if base_system(system) != system:
             label += f" (`{system}`)"
         scores = [by[(system, t)] for t in tasks]
-        values = [_accuracy(s).value for s in scores if s]
-        mean = f"{100 * statistics.fmean(values):.1f}" if values else "-"
-        lines.append(f"| {label} | " + " | ".join(_percent(s) for s in scores) + f" | {mean} |")
+        per_run: dict[int, list[float]] = defaultdict(list)  # the mean over tasks, taken in each run
+        for found in scores:
+            for run, value in _by_run(found).items():
+                per_run[run].append(value)
+        means = [mean(values) for values in per_run.values()]
+        shown = spread(means).sd_text(100) if means else "-"
+        lines.append(f"| {label} | " + " | ".join(_percent(s) for s in scores) + f" | {shown} |")
     lines += ["", "The paper (GPT-3.5-turbo, 4 BBH tasks): full ACE 37.1 / 71.0 / 70.1 / 32.9 on TSO / DU / PIA / GS."]
     return lines
 
@@ -177,7 +203,7 @@ def _rounds(debates: Sequence[AceDebate], present: list[str]) -> list[str]:
         shown = ", ".join(f"{r}: {spread[r]}" for r in sorted(spread))
         stopped = sum(d.observer_stop for d in mine)
         lines.append(
-            f"| {system} | {len(mine)} | {statistics.fmean(d.rounds for d in mine):.2f} | {stopped} | {shown} "
+            f"| {system} | {len(mine)} | {mean([d.rounds for d in mine]):.2f} | {stopped} | {shown} "
             f"| {rules['consensus']} | {rules['judge']} | {rules['majority']} |"
         )
     return lines
@@ -193,8 +219,8 @@ def _tokens(debates: Sequence[AceDebate], present: list[str]) -> list[str]:
     ]
     for system in present:
         mine = [d for d in debates if d.system == system]
-        prompt = statistics.fmean(d.prompt_tokens for d in mine)
-        generated = statistics.fmean(d.generated_tokens for d in mine)
+        prompt = mean([d.prompt_tokens for d in mine])
+        generated = mean([d.generated_tokens for d in mine])
         lines.append(f"| {system} | {prompt:,.0f} | {generated:,.0f} | {prompt + generated:,.0f} |")
     return [*lines, ""]
 

@@ -3,11 +3,18 @@
 What it does: ``policy_rows(store, runs)`` folds every finished HandRaiser
 debate of a comparison study with ``handraiser.cost`` and gives, per system
 (``handraiser/<policy>[:overrides]``): the success rate with n and a 95%
-Wilson interval, the paper's mean cost (and its standard deviation), what the
+Wilson interval, the paper's mean cost (and its standard deviation over
+debates), what the
 backend really generated and the prompt tokens it computed, seconds per
 debate, statements (messages) and interruptions per debate, the share of
 statements cut after their first chunk, and where interruptions fell (chunk
-histogram). ``tau_sweep`` picks the threshold systems (``tau=...``) for the
+histogram). In a study run several times (``compare --repeats``) each row
+also has its success rate and mean cost per run, summarised as mean ±
+standard deviation over runs (``by_run``): the paper evaluates every setting
+three times with different seeds and reports the average and the standard
+deviation (Appendix D, Tables 6-7), so this section shows the SD, not the
+standard error (``experiments.statistics``, shared with every report).
+``tau_sweep`` picks the threshold systems (``tau=...``) for the
 sweep plot. ``section`` writes the report's Markdown section and
 ``figures`` the plotly figures (chunk histogram, tau sweep) that the report
 saves as HTML and PNG and the Analysis tab shows.
@@ -18,7 +25,6 @@ studies.
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,6 +34,8 @@ import plotly.graph_objects as go
 from debate_core.events import UtteranceGenerated
 from experiments.accuracy import Accuracy
 from experiments.extensions import ReportSection, Section
+from experiments.repeats import repeat_of
+from experiments.statistics import Spread, mean, sample_sd, spread
 from experiments.workers import finished_debates
 from protocols.handraiser.cost import Cost, debate_cost
 from storage import Store
@@ -49,6 +57,7 @@ class PolicyRow:
     interruptions: float
     first_chunk_rate: float | None
     chunks: Counter[int] = field(default_factory=Counter)
+    by_run: tuple[Spread, Spread] | None = None  # success rate and mean cost over runs (several runs only)
 
     @property
     def tau(self) -> float | None:
@@ -66,9 +75,12 @@ class PolicyRow:
 def policy_rows(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> list[PolicyRow]:
     """One row per HandRaiser system, in the study's order (see the module docstring)."""
     folded: dict[str, list[tuple[bool, Cost, int]]] = {s: [] for s in systems if s.startswith(PREFIX)}
+    per_run: dict[str, dict[int, list[tuple[bool, float]]]] = {}
     for run, events, end in finished_debates(store, runs, folded.__contains__):
         long = [e for e in events if isinstance(e, UtteranceGenerated) and e.kind == "statement" and len(e.units) > 1]
-        folded[run.condition].append((bool(end.correct), debate_cost(events), len(long)))
+        cost = debate_cost(events)
+        folded[run.condition].append((bool(end.correct), cost, len(long)))
+        per_run.setdefault(run.condition, {}).setdefault(repeat_of(run), []).append((bool(end.correct), cost.total))
     rows = []
     for system, found in folded.items():
         if not found:
@@ -82,18 +94,27 @@ def policy_rows(store: Store, runs: Sequence[RunRecord], systems: Sequence[str])
             PolicyRow(
                 system=system,
                 success=Accuracy(sum(1 for ok, *_ in found if ok), len(found)),
-                cost=statistics.fmean(totals),
-                cost_sd=statistics.stdev(totals) if len(totals) > 1 else 0.0,
-                generated=statistics.fmean(c.generated_tokens for c in costs),
-                prompt_computed=statistics.fmean(c.prompt_tokens_computed for c in costs),
-                wall_s=statistics.fmean(c.wall_time_s for c in costs),
-                messages=statistics.fmean(c.statements for c in costs),
-                interruptions=statistics.fmean(c.interruptions for c in costs),
+                cost=mean(totals),
+                cost_sd=sample_sd(totals),
+                generated=mean([c.generated_tokens for c in costs]),
+                prompt_computed=mean([c.prompt_tokens_computed for c in costs]),
+                wall_s=mean([c.wall_time_s for c in costs]),
+                messages=mean([c.statements for c in costs]),
+                interruptions=mean([c.interruptions for c in costs]),
                 first_chunk_rate=chunks.get(1, 0) / long_statements if long_statements and listened else None,
                 chunks=chunks,
+                by_run=_over_runs(per_run.get(system, {})),
             )
         )
     return rows
+
+
+def _over_runs(runs: dict[int, list[tuple[bool, float]]]) -> tuple[Spread, Spread] | None:
+    """Success rate and mean cost per run, as mean ± SD over runs; None for a study of one run."""
+    if len(runs) < 2:
+        return None
+    success = [sum(ok for ok, _ in found) / len(found) for found in runs.values()]
+    return spread(success), spread([mean([cost for _, cost in found]) for found in runs.values()])
 
 
 def section(rows: Sequence[PolicyRow]) -> list[str]:
@@ -107,8 +128,8 @@ def section(rows: Sequence[PolicyRow]) -> list[str]:
         "the cut, one token per moderator decision. Generated is what the backend really produced (whole "
         "statements, decisions); prompt is what it computed (not served from its prefix cache).",
         "",
-        "| system | success (n, 95% CI) | cost (sd) | generated | prompt computed | s per debate | messages "
-        "| interruptions | cut after chunk 1 |",
+        "| system | success (n, 95% CI) | cost (sd over debates) | generated | prompt computed | s per debate "
+        "| messages | interruptions | cut after chunk 1 |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -117,6 +138,22 @@ def section(rows: Sequence[PolicyRow]) -> list[str]:
             f"| {r.system} | {r.success} | {r.cost:,.1f} ({r.cost_sd:,.1f}) | {r.generated:,.0f} "
             f"| {r.prompt_computed:,.0f} | {r.wall_s:.1f} | {r.messages:.2f} | {r.interruptions:.2f} | {first} |"
         )
+    over_runs = [(r.system, r.by_run) for r in rows if r.by_run is not None]
+    if over_runs:
+        lines += [
+            "",
+            "### Over runs: mean ± standard deviation (the paper's three trials with different seeds)",
+            "",
+            "Each run's success rate and mean cost, averaged over the runs, ± their standard deviation "
+            "(the SD, as the paper's Tables 6-7; the comparison's own table above gives the standard error).",
+            "",
+            "| system | runs | success, mean ± SD | cost, mean ± SD |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| {system} | {success.n} | {success.sd_text(1, 3)} | {cost.sd_text(1, 1)} |"
+            for system, (success, cost) in over_runs
+        ]
     histogram = sorted({k for r in rows for k in r.chunks})
     if histogram:
         lines += [
