@@ -4,8 +4,9 @@ What it does: ``show_protocols(console)`` prints each protocol's title,
 where it came from (the plugin and its source: built-in, an installed
 package's entry point, ``DEBATE_PLUGINS``, or ``register()``), the paper it
 implements, its variants (the default first), its roles with how many agents
-hold each and whether a person may, its request kinds, and a table of its
-parameters with their types, defaults and meaning.
+hold each and whether a person may, its request kinds, the temperature a
+study samples it at (``Protocol.study_temperature``, its paper's), and a
+table of its parameters with their types, defaults and meaning.
 
 Plugins' problems (a module that does not import, a hook that raises) are
 printed first as warnings, since the engine only logs them.
@@ -23,7 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from debate_core.plugins import problems
-from debate_core.protocols.registry import describe
+from debate_core.protocols.registry import describe, protocol_class
 
 
 def show_protocols(console: Console) -> None:
@@ -50,6 +51,9 @@ def show_protocols(console: Console) -> None:
         )
         console.print(Text(f"  roles: {roles or 'none (every agent is a debater, 2 or more)'}"))
         console.print(Text(f"  request kinds: {', '.join(info.forms) or '-'}"))
+        temperature = protocol_class(info.name).study_temperature
+        shown = "the backend's default" if temperature is None else f"{temperature:g}"
+        console.print(Text(f"  study temperature: {shown} (python -m experiments compare, unless --temperature)"))
         if info.params:
             table = Table(show_edge=False, box=None, padding=(0, 2))
             for column in ("parameter", "type", "default", "meaning"):

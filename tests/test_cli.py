@@ -221,6 +221,8 @@ def test_protocols_lists_variants_roles_and_parameters():
     assert result.returncode == 0, result.stderr
     assert "kimura" in result.stdout and "variants: interruptible, dynamic, fixed" in result.stdout
     assert "request kinds: initial_answer, plan, utterance" in result.stdout
+    assert "study temperature: 0.3 (python -m experiments compare" in result.stdout  # Kimura's Table IV
+    assert "study temperature: the backend's default" in result.stdout  # Parliament: the API's default
 
 
 def test_a_bad_protocol_is_a_clear_error():
