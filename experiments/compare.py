@@ -99,6 +99,7 @@ class CompareSpec(BaseModel):
     token_budget: int = Field(default=500, ge=1)
     utterance_max_new_tokens: int | None = Field(default=None, ge=1)
     prompt_layout: PromptLayout = PromptLayout.PAPER
+    segmenter: str = "default"  # the sentence segmenter (config.SEGMENTERS), shared by every system's debates
     params: dict[str, dict[str, Any]] = Field(default_factory=dict)
     datasets: dict[str, int] = Field(default_factory=dict)  # a plugin's data sets: questions of each
 
@@ -205,6 +206,7 @@ class CompareSpec(BaseModel):
             seed=self.seed_for(item.key, repeat),
             temperature=self.temperature_for(system),
             max_new_tokens=self.max_new_tokens,
+            segmenter=self.segmenter,
         )
 
 

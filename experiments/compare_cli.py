@@ -39,7 +39,7 @@ from rich.console import Console
 from debate_core.backends import factory
 from debate_core.backends.base import Backend
 from debate_core.backends.scripted import ScriptedBackend
-from debate_core.config import DebateConfig, PromptLayout
+from debate_core.config import DEFAULT_SEGMENTER, SEGMENTERS, DebateConfig, PromptLayout, normalize_segmenter
 from debate_core.protocols.registry import protocol_class
 from experiments import bbh, extensions
 from experiments.compare import (
@@ -136,6 +136,14 @@ def add_parser(commands: Any) -> None:
     run.add_argument("--budget", type=int, default=500, help="public tokens, for protocols that use a budget")
     run.add_argument("--utterance-max-new-tokens", type=int)
     run.add_argument("--layout", choices=[p.value for p in PromptLayout], default=PromptLayout.PAPER.value)
+    run.add_argument(
+        "--segmenter",
+        type=normalize_segmenter,
+        default=DEFAULT_SEGMENTER,
+        metavar="NAME",
+        help=f"sentence segmenter: {', '.join(SEGMENTERS)} or spacy:PACKAGE (default: pySBD with the debate's "
+        "rules; spacy: a trained spaCy pipeline)",
+    )
     run.add_argument("--param", action="append", default=[], metavar="PROTOCOL.KEY=VALUE")
     add_backend_options(run)
     for preparation in extensions.study_preparations():  # a protocol's own options (HandRaiser's --no-positions)
@@ -278,6 +286,7 @@ def spec_from(args: argparse.Namespace) -> CompareSpec:
         token_budget=args.budget,
         utterance_max_new_tokens=args.utterance_max_new_tokens,
         prompt_layout=PromptLayout(args.layout),
+        segmenter=args.segmenter,
         params=_params(args.param),
     )
 

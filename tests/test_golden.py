@@ -5,13 +5,19 @@
 each old event, read through the schema-1 upgrade (``event_from_dict``), equals the new
 one exactly; and read raw, every field it had keeps its value (only ``schema_version``
 and the renamed event type ``sentence_disclosed`` -> ``unit_disclosed`` differ), while
-every field added since holds its default.
+every field added since holds its default. The scenarios run with the history window of
+30 they were recorded with (the default until issue #25, the whole history since).
+
+The prompts were recorded too: ``prompts-v1.json.gz`` before the kernel and
+``prompts-v2.json.gz`` since issue #25, when the plan's output format began to ask for
+urgency before action, as Algorithm 1 of the paper does; nothing else in them changed.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +25,7 @@ import pytest
 
 from debate_core.events import EVENT_SCHEMA_VERSION, RENAMED_TYPES, event_from_dict
 from protocols.kimura.protocol import KimuraParams
-from tests.golden.scenarios import PROMPTED, SCENARIOS, dumps, normalise, prompts_of, read_golden
+from tests.golden.scenarios import PROMPTS, SCENARIOS, all_prompts, dumps, normalise, read_golden, read_prompts
 
 DEMO = ("demo",)  # uses the spaCy pipeline (loaded once per session)
 
@@ -106,10 +112,40 @@ def test_stop_ends_at_once_where_it_used_to_finish_the_turn():
 
 
 def test_every_prompt_is_unchanged():
-    """``prompts-v1.json.gz``: the prompts of three scenarios as sent by the engine before the kernel (c2695e5)."""
+    """``prompts-v2.json.gz``: the prompts of three scenarios as sent since issue #25
+    (``python -m tests.golden.scenarios --write-prompts`` records them)."""
+    assert all_prompts() == read_prompts(PROMPTS)
+
+
+# The plan's output format before issue #25 (Table II's order) and since (Algorithm 1's: urgency, then action).
+TABLE_TWO_ORDER = re.compile(r'\{"thought": string, "action": ([^\n]*?), "urgency": integer 0-9, ')
+
+
+def _in_algorithm_one_order(prompt: str) -> str:
+    return TABLE_TWO_ORDER.sub(r'{"thought": string, "urgency": integer 0-9, "action": \1, ', prompt)
+
+
+def test_the_prompts_changed_since_the_kernel_only_in_the_plans_field_order():
+    """``prompts-v1.json.gz`` (before the kernel, c2695e5) and v2 (issue #25) differ only in the plan's output
+    format: Algorithm 1 asks for urgency before action (order matters to a model writing left to right)."""
     with gzip.open(Path(__file__).parent / "golden" / "prompts-v1.json.gz", "rt", encoding="utf-8") as handle:
         before = json.load(handle)
-    assert [prompt for name in PROMPTED for prompt in prompts_of(name)] == before
+    after = read_prompts(PROMPTS)
+    changed = 0
+
+    def reorder(value: Any) -> Any:
+        nonlocal changed
+        if isinstance(value, list):
+            return [reorder(item) for item in value]
+        if isinstance(value, dict):
+            return {key: reorder(item) for key, item in value.items()}
+        if isinstance(value, str) and TABLE_TWO_ORDER.search(value):
+            changed += 1
+            return _in_algorithm_one_order(value)
+        return value
+
+    assert reorder(before) == after
+    assert changed > 40  # every plan prompt
 
 
 def test_the_demo_discloses_the_same_units_with_todays_default_segmenter():

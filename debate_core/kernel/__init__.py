@@ -39,7 +39,7 @@ from debate_core.kernel.policies import (
 )
 from debate_core.kernel.replies import load_object
 from debate_core.kernel.seats import HumanSeat, ModelSeat, Seat
-from debate_core.kernel.sentences import SentenceChunker, default_sentence_chunker
+from debate_core.kernel.sentences import SentenceChunker, default_sentence_chunker, sentence_chunker
 from debate_core.kernel.state import TableState
 from debate_core.kernel.table import DebateStopped, Replies, Table, TableSnapshot
 
@@ -85,6 +85,7 @@ __all__ = [
     "is_correct",
     "load_object",
     "majority",
+    "sentence_chunker",
     "silence_streak",
     "single",
     "stop_requested",

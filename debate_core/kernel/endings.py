@@ -47,13 +47,15 @@ def budget_spent(table: TableState) -> EndReason | None:
 
 
 def silence_streak(table: TableState) -> EndReason | None:
-    """``config.max_silent_turns`` silent turns in a row (a stall guard)."""
-    return EndReason.SILENCE if table.silent_streak >= table.config.max_silent_turns else None
+    """``config.max_silent_turns`` silent turns in a row (a stall guard; None: never)."""
+    limit = table.config.max_silent_turns
+    return EndReason.SILENCE if limit is not None and table.silent_streak >= limit else None
 
 
 def turn_limit(table: TableState) -> EndReason | None:
-    """``config.max_turns`` turns (a stall guard)."""
-    return EndReason.MAX_TURNS if table.turn >= table.config.max_turns else None
+    """``config.max_turns`` turns (a stall guard; None: never)."""
+    limit = table.config.max_turns
+    return EndReason.MAX_TURNS if limit is not None and table.turn >= limit else None
 
 
 def stop_requested(table: TableState) -> EndReason | None:

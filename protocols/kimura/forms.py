@@ -194,7 +194,7 @@ def kimura_forms(prompts: PromptBuilder, utterance_max_new_tokens: int | None = 
 
     plan: Form[AgentView, ActionPlan] = Form(
         kind="plan",
-        description="an action plan: thought, action, urgency 0-9, purpose, answer (Table II)",
+        description="an action plan: thought, urgency 0-9, action, purpose, answer (Table II, in Algorithm 1's order)",
         render=prompts.plan_messages,
         parse=lambda raw, view: parse_plan_text(raw, view.allowed, view.question.labels),
         fallback=lambda view: fallback_plan(view.current_answer),

@@ -6,8 +6,10 @@ overridable from a configuration's ``params`` (``--param KEY=VALUE``):
 * ``urgency`` (beyond the paper): the urgency the turn rule uses, ``stated``
   in the plan (the paper), measured from the model's ``confidence`` in its
   plan, or ``both`` averaged (see ``confidence``);
-* ``history_window``: turns of history (and own thoughts) in a prompt, 30 as
-  in the paper (none: all);
+* ``history_window``: turns of history (and own thoughts) in a prompt; none
+  (the default): all of them, as the paper's Table I gives the whole log of
+  utterances up to the previous turn; a number keeps the last N (long
+  debates, small contexts);
 * ``prompt_layout``: the plan prompt's layout, ``paper`` (Algorithm 1) or
   ``cached`` (append-only, for key/value prefix reuse; see ``PromptLayout``);
 * ``utterance_max_new_tokens``: a tighter cap for utterances than
@@ -37,7 +39,7 @@ class KimuraParams(ProtocolParams):
 
     urgency: UrgencyMode = Field("stated", description="the urgency used: stated, confidence, or both")
     history_window: int | None = Field(
-        DEFAULT_HISTORY_WINDOW, ge=1, le=10**6, description="turns of history in a prompt (none: all)"
+        DEFAULT_HISTORY_WINDOW, ge=1, le=10**6, description="turns of history in a prompt (none: all, the paper)"
     )
     prompt_layout: PromptLayout = Field(PromptLayout.PAPER, description="plan prompt: paper or cached")
     utterance_max_new_tokens: int | None = Field(

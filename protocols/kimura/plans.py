@@ -1,10 +1,18 @@
 """Action plans (Table II of Kimura et al.): JSON schema and validation.
 
 What it does: the actions allowed in each floor state, the JSON schema a
-backend can use to constrain generation of a plan (``ActionPlan``: thought,
-action, urgency, purpose, answer; defined with the events) or an initial
-answer, and the validators that turn a model's raw text (or a person's form)
-into a plan, or into the documented fallback.
+backend can use to constrain generation of a plan (``ActionPlan``, defined
+with the events) or an initial answer, and the validators that turn a model's
+raw text (or a person's form) into a plan, or into the documented fallback.
+
+A model writes a plan's fields in the order Algorithm 1 asks for them
+(``PLAN_FIELDS``): thought, **urgency, then action**, purpose, answer. The
+order matters to a model that writes left to right (the action is chosen
+having stated the urgency, as the paper's instructions 2 and 3 run); the
+prompt's output format and the schema's properties (which a grammar follows)
+both list them so. Table II lists action before urgency; the record keeps
+Table II's fields, and a plan is read by its keys in any order, so plans
+written before this order (issue #25) read as they did.
 
 The fallback rule, used whenever a plan is invalid (unparseable JSON, a missing
 field, an action not allowed now, urgency outside 0-9 or not an integer, an
@@ -40,7 +48,8 @@ SCHEMA_REASON_CHARS = 500
 
 WHEN_FLOOR_FREE: tuple[Action, ...] = (Action.LISTEN, Action.SPEAK)
 WHEN_FLOOR_HELD: tuple[Action, ...] = (Action.LISTEN, Action.INTERRUPT)
-PLAN_FIELDS = ("thought", "action", "urgency", "purpose", "answer")
+# The order Algorithm 1 asks for them (its instructions 1-5): urgency before action.
+PLAN_FIELDS = ("thought", "urgency", "action", "purpose", "answer")
 
 
 def allowed_actions(floor_held: bool) -> tuple[Action, ...]:
@@ -54,21 +63,23 @@ def fallback_plan(previous_answer: str | None) -> ActionPlan:
 
 
 def plan_json_schema(actions: tuple[Action, ...], labels: tuple[str, ...]) -> dict[str, Any]:
-    """JSON schema of a plan with exactly the currently allowed actions and options."""
+    """JSON schema of a plan with exactly the currently allowed actions and options, its properties in
+    ``PLAN_FIELDS`` order (a grammar generates them in this order)."""
     answer: dict[str, Any]
     if labels:
         answer = {"type": "string", "enum": list(labels)}
     else:
         answer = {"type": "string", "minLength": 1, "maxLength": MAX_FREE_ANSWER_CHARS}
+    properties: dict[str, Any] = {
+        "thought": {"type": "string", "maxLength": SCHEMA_THOUGHT_CHARS},
+        "urgency": {"type": "integer", "minimum": MIN_URGENCY, "maximum": MAX_URGENCY},
+        "action": {"type": "string", "enum": [a.value for a in actions]},
+        "purpose": {"type": "string", "maxLength": SCHEMA_PURPOSE_CHARS},
+        "answer": answer,
+    }
     return {
         "type": "object",
-        "properties": {
-            "thought": {"type": "string", "maxLength": SCHEMA_THOUGHT_CHARS},
-            "action": {"type": "string", "enum": [a.value for a in actions]},
-            "urgency": {"type": "integer", "minimum": MIN_URGENCY, "maximum": MAX_URGENCY},
-            "purpose": {"type": "string", "maxLength": SCHEMA_PURPOSE_CHARS},
-            "answer": answer,
-        },
+        "properties": {name: properties[name] for name in PLAN_FIELDS},
         "required": list(PLAN_FIELDS),
         "additionalProperties": False,
     }

@@ -14,7 +14,8 @@ final answer). Each turn:
 3. **End check**: the debate ends in the turn in which the public count
    reaches ``token_budget``, with the majority of that turn's plan answers.
    A stall guard ends it after ``max_silent_turns`` consecutive silent turns or
-   ``max_turns`` turns; ``stop()`` ends it.
+   ``max_turns`` turns, when they are set (a paper study sets neither: the
+   budget alone ends it, as in the paper); ``stop()`` ends it.
 4. **Selection**: the variant's turn rule picks the next speaker (or nobody).
    Picking someone else while the holder still has queued units is an
    **interruption**: the rest of the queue is discarded (recorded on the

@@ -10,12 +10,21 @@ and checks that nothing changed but what the schema upgrade documents. The scena
 drive the engine through its public API of today (the person in ``human`` answers
 through ``HumanChannel.submit`` with the very values the schema-1 helpers took).
 
-Run ``python -m tests.golden.scenarios --write`` only to record new golden files on purpose.
+Every scenario runs with Kimura's history window of 30 turns, the default they were recorded
+with: since issue #25 the default is the whole history (the paper's Table I), which would change
+nothing but the longer prompts of the demo after its turn 30 (their token counts are recorded).
+
+``prompts-v2.json.gz`` holds every prompt the ``PROMPTED`` scenarios send, as sent since issue #25
+(``prompts-v1.json.gz``: before the kernel; the two differ only in the plan's field order).
+
+Run ``python -m tests.golden.scenarios --write`` only to record new golden files on purpose, and
+``--write-prompts`` to record the prompts.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import itertools
 import json
 import threading
@@ -30,6 +39,8 @@ from tests.conftest import QUESTION, SentenceSplitter, build_script_backend, mak
 
 HERE = Path(__file__).resolve().parent
 TIMING = ("latency_s", "batch_latency_s", "wall_time_s")
+RECORDED_WINDOW = {"history_window": 30}  # Kimura's default window when the streams were recorded (until #25)
+PROMPTS = "v2"  # the prompt recording ``test_golden`` compares with
 
 LONG = "Alpha is first. Beta is second. Gamma is third. Delta is fourth."
 CORRECTION = "That is wrong. Beta is the second letter. Alpha comes first."
@@ -52,6 +63,7 @@ def normalise(value: Any) -> Any:
 
 def _debate(config: Any, backend: Any, name: str, **kwargs: Any) -> Debate:
     kwargs.setdefault("segmenter", SentenceSplitter())
+    config = config.model_copy(update={"params": {**RECORDED_WINDOW, **config.params}})
     return Debate(config, backend, debate_id=f"golden-{name}", clock=clock(), **kwargs)
 
 
@@ -231,6 +243,20 @@ def prompts_of(name: str) -> list[Any]:
     return found
 
 
+def all_prompts() -> list[Any]:
+    """Every prompt of the ``PROMPTED`` scenarios, in order."""
+    return [prompt for name in PROMPTED for prompt in prompts_of(name)]
+
+
+def prompts_path(version: str) -> Path:
+    return HERE / f"prompts-{version}.json.gz"
+
+
+def read_prompts(version: str) -> list[Any]:
+    with gzip.open(prompts_path(version), "rt", encoding="utf-8") as handle:
+        return list(json.load(handle))
+
+
 def dumps(events: list[Any]) -> list[dict[str, Any]]:
     return [normalise(event.model_dump(mode="json")) for event in events]
 
@@ -247,7 +273,13 @@ def read_golden(name: str) -> list[dict[str, Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="overwrite the golden files")
+    parser.add_argument("--write-prompts", action="store_true", help=f"record the prompts (prompts-{PROMPTS})")
     args = parser.parse_args()
+    if args.write_prompts:
+        prompts = all_prompts()
+        with open(prompts_path(PROMPTS), "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as packed:
+            packed.write(json.dumps(prompts, ensure_ascii=False).encode("utf-8"))
+        print(f"prompts-{PROMPTS}: {len(prompts)} prompt lists")
     for name, scenario in SCENARIOS.items():
         rows = dumps(scenario())
         print(f"{name}: {len(rows)} events, ends with {rows[-1]['type']} ({rows[-1].get('reason')})")

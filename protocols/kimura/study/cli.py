@@ -5,7 +5,9 @@
 
 What it does: parses the options into a ``StudySpec`` with the paper's
 defaults (3 agents, budget 500, temperature 0.3, 1,024 new tokens, 5 pool
-samples, threshold 2), makes the backend (``--backend scripted``: the
+samples, threshold 2, the whole history, the budget alone ending a debate;
+``--history-window N``, ``--stall-guards`` and ``--segmenter spacy`` (the
+paper's segmenter) change them), makes the backend (``--backend scripted``: the
 model-free stand-in, ``scripted``), runs the study with progress bars and an
 ETA (``--no-progress``: logs only), stops cleanly on Ctrl-C (rerun the same
 command to continue) and prints the pool's acceptance rate and the debates'
@@ -27,7 +29,14 @@ from rich.console import Console
 
 from debate_core.backends import factory
 from debate_core.backends.base import Backend
-from debate_core.config import Condition, PromptLayout
+from debate_core.config import (
+    DEFAULT_MAX_SILENT_TURNS,
+    DEFAULT_MAX_TURNS,
+    DEFAULT_SEGMENTER,
+    SEGMENTERS,
+    Condition,
+    PromptLayout,
+)
 from experiments import compare_cli
 from experiments.extensions import Command
 from experiments.progress import BarProgress
@@ -71,7 +80,24 @@ def add_parser(commands: Any) -> None:
     rules.add_argument("--temperature", type=float, default=0.3)
     rules.add_argument("--max-new-tokens", type=int, default=1024)
     rules.add_argument("--utterance-max-new-tokens", type=int, help="a tighter cap for utterances (slow hardware)")
-    rules.add_argument("--max-silent-turns", type=int, default=10)
+    rules.add_argument(
+        "--history-window", type=int, metavar="N", help="the last N turns in a prompt (default: all, the paper)"
+    )
+    rules.add_argument(
+        "--stall-guards",
+        action="store_true",
+        help=f"end a debate after {DEFAULT_MAX_SILENT_TURNS} silent turns in a row or {DEFAULT_MAX_TURNS} turns, "
+        "as the app does (default: the budget alone ends it, the paper)",
+    )
+    rules.add_argument("--max-silent-turns", type=int, metavar="N", help="a silence guard of N turns (default: none)")
+    rules.add_argument("--max-turns", type=int, metavar="N", help="a turn limit (default: none)")
+    rules.add_argument(
+        "--segmenter",
+        default=DEFAULT_SEGMENTER,
+        metavar="NAME",
+        help=f"sentence segmenter: {', '.join(SEGMENTERS)} or spacy:PACKAGE (default: pySBD with rules; "
+        "the paper: spacy)",
+    )
     rules.add_argument("--layout", choices=[p.value for p in PromptLayout], default=PromptLayout.PAPER.value)
     pool = run.add_argument_group("initial-answer pool (Section IV-B)")
     pool.add_argument("--pool-samples", type=int, default=5)
@@ -86,7 +112,19 @@ def add_parser(commands: Any) -> None:
     add_lease_options(run)
 
 
+def guards_from(args: argparse.Namespace) -> tuple[int | None, int | None]:
+    """``(max_turns, max_silent_turns)``: none by default (paper mode); ``--stall-guards`` gives the app's, and
+    ``--max-turns`` / ``--max-silent-turns`` set one each."""
+    turns = DEFAULT_MAX_TURNS if args.stall_guards else None
+    silent = DEFAULT_MAX_SILENT_TURNS if args.stall_guards else None
+    return (
+        args.max_turns if args.max_turns is not None else turns,
+        args.max_silent_turns if args.max_silent_turns is not None else silent,
+    )
+
+
 def spec_from(args: argparse.Namespace) -> StudySpec:
+    max_turns, max_silent_turns = guards_from(args)
     return StudySpec(
         experiment_id=args.experiment,
         model=compare_cli.model_label(args),
@@ -101,7 +139,10 @@ def spec_from(args: argparse.Namespace) -> StudySpec:
         temperature=args.temperature,
         max_new_tokens=args.max_new_tokens,
         utterance_max_new_tokens=args.utterance_max_new_tokens,
-        max_silent_turns=args.max_silent_turns,
+        history_window=args.history_window,
+        max_turns=max_turns,
+        max_silent_turns=max_silent_turns,
+        segmenter=args.segmenter,
         prompt_layout=PromptLayout(args.layout),
         pool_samples=args.pool_samples,
         pool_threshold=args.pool_threshold,

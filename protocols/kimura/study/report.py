@@ -3,9 +3,11 @@
 What it does: ``write_report(store, experiment_id, folder)`` writes
 
 * ``report.md``: what was run (model, data, sample and acceptance rate,
-  seed, rules), then Tables V-X, the figures, Figure 9's bins, counts and
-  costs, and the definitions used; every accuracy and rate with its n and a
-  Wilson 95% interval;
+  seed, rules: the history each prompt shows, the sentence segmenter the
+  debates used and what ends a debate), then Tables V-X, the figures, Figure
+  9's bins, how the debates ended (per cell, every debate that ended for a
+  reason other than its budget listed), counts and costs, and the definitions
+  used; every accuracy and rate with its n and a Wilson 95% interval;
 * ``figures/*.html`` (interactive) and ``figures/*.png`` (through kaleido and
   the system's Chromium; when that is not available the report says so and
   keeps the HTML);
@@ -19,10 +21,12 @@ with no finished debate shows n=0.
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from debate_core.config import Condition
+from debate_core.events.records import EndReason
 from experiments.accuracy import Accuracy
 from experiments.images import export_png
 from protocols.kimura.study.analysis import (
@@ -127,7 +131,14 @@ def markdown(
         f"- **Debates**: 3 agents, public token budget {spec.token_budget}, temperature {spec.temperature:g}, "
         f"max new tokens {spec.max_new_tokens}"
         + (f" (utterances {spec.utterance_max_new_tokens})" if spec.utterance_max_new_tokens else "")
-        + f", prompt layout `{spec.prompt_layout.value}`, seed {spec.seed}",
+        + f", prompt layout `{spec.prompt_layout.value}`, seed {spec.seed}; "
+        + (
+            "every turn of the history in each prompt (the paper)"
+            if spec.history_window is None
+            else f"the last {spec.history_window} turns of the history in each prompt (the paper: all)"
+        ),
+        f"- **Sentences**: {segmentation(data)}",
+        f"- **Ending**: {ending_rule(data)}",
         f"- **Cells**: {len(data.debates)} finished debates"
         + (f", {len(data.unfinished)} unfinished (left out)" if data.unfinished else "")
         + f"; settings: {', '.join(SETTING_NAMES[s] for s in spec.settings)}; conditions: "
@@ -231,6 +242,7 @@ def markdown(
                 "",
             ]
 
+    parts += endings_section(data)
     parts += ["## Counts and costs (mean per debate)", ""]
     names = [
         ("turns", "turns"),
@@ -254,6 +266,66 @@ def markdown(
     parts += [_table(["Cell", "debates", *(title for _, title in names)], rows), ""]
     parts += ["## Definitions", "", DEFINITIONS]
     return "\n".join(parts) + "\n"
+
+
+def segmentation(data: StudyData) -> str:
+    """Which segmenter split the interruptible debates' utterances (the name each debate recorded)."""
+    used = sorted({d.started.segmenter for d in data.debates if d.condition is Condition.INTERRUPTIBLE})
+    requested = f"segmenter `{data.spec.segmenter}`"
+    paper = "the paper: spaCy" if data.spec.segmenter != "spacy" else "as the paper"
+    if not used:
+        return f"{requested} ({paper}); no finished interruptible debate recorded the one it resolved to"
+    names = ", ".join(f"`{name}`" for name in used)
+    return f"the interruptible condition's utterances split into sentences by {names} ({requested}; {paper})"
+
+
+def ending_rule(data: StudyData) -> str:
+    spec = data.spec
+    if spec.paper_mode:
+        return "the public-token budget alone ends a debate, as in the paper (no stall guard)"
+    guards = []
+    if spec.max_silent_turns is not None:
+        guards.append(f"{spec.max_silent_turns} silent turn{'s' * (spec.max_silent_turns != 1)} in a row")
+    if spec.max_turns is not None:
+        guards.append(f"{spec.max_turns} turn{'s' * (spec.max_turns != 1)}")
+    return f"the budget, or a stall guard: {' or '.join(guards)} (beyond the paper, which has none)"
+
+
+MAX_LISTED = 20
+
+
+def endings_section(data: StudyData) -> list[str]:
+    """How the debates ended, per cell; each debate that did not end by its budget is listed."""
+    parts = ["## How the debates ended", ""]
+    rows, listed = [], []
+    for setting in data.settings:
+        for condition in data.conditions:
+            cell = data.cells(setting, condition)
+            others = [d for d in cell if d.ended.reason is not EndReason.BUDGET]
+            reasons = Counter(d.ended.reason.value for d in others)
+            label = f"{CONDITION_NAMES[condition]}, {SETTING_NAMES[setting]}"
+            rows.append(
+                [
+                    label,
+                    str(len(cell)),
+                    str(len(cell) - len(others)),
+                    ", ".join(f"{r} {n}" for r, n in sorted(reasons.items())) or "-",
+                ]
+            )
+            for d in others[:MAX_LISTED]:
+                listed.append(
+                    f"- {label}: `{d.run.debate_id}` ended by {d.ended.reason.value} at turn {d.ended.turn}, "
+                    f"{d.ended.public_tokens} of {data.spec.token_budget} public tokens"
+                )
+            if len(others) > MAX_LISTED:
+                listed.append(f"- {label}: and {len(others) - MAX_LISTED} more (`debates.csv`, column `end_reason`)")
+    parts += [_table(["Cell", "debates", "by the budget", "otherwise"], rows), ""]
+    if listed:
+        parts += ["Debates that ended for a reason other than the budget (the paper's debates all end by it):", ""]
+        parts += [*listed, ""]
+    else:
+        parts += ["Every finished debate ended by its budget, as in the paper.", ""]
+    return parts
 
 
 def _nearest(grid: tuple[int, ...], mark: int) -> int:
@@ -314,6 +386,7 @@ def _write_csvs(data: StudyData, folder: Path, paths: dict[tuple[Setting, Condit
                 "model_calls": s.model_calls,
                 "wall_time_s": s.wall_time_s,
                 "end_reason": d.ended.reason.value,
+                "segmenter": d.started.segmenter,
             }
         )
     _write_csv(folder / "debates.csv", debates)

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from debate_core.backends.base import Backend
 from debate_core.config import Condition
 from debate_core.debate import Debate
+from debate_core.kernel.sentences import missing
 from debate_core.log import logger
 from experiments.mmlu import MmluQuestion, in_subjects, load_mmlu, sample
 from experiments.progress import Progress, SilentProgress
@@ -135,6 +136,9 @@ class StudyRunner:
     # -- the whole study -------------------------------------------------------
     def run(self, *, pool_only: bool = False) -> RunSummary:
         """Run what is left of the study (``pool_only``: stop once the pool is made)."""
+        problem = missing(self.spec.segmenter)  # before any model work, not at the first debate
+        if problem is not None:
+            raise ExperimentError(f"segmenter {self.spec.segmenter!r}: {problem}")
         self._register()
         pool = self._build_pool()
         summary = RunSummary(self.spec.experiment_id, pool)

@@ -87,7 +87,7 @@ class StudyScript:
         else:
             action = "listen"
         urgency = 0 if action == "listen" else 1 + salt % 9
-        plan = {"thought": "weighing it", "action": action, "urgency": urgency, "purpose": "test", "answer": answer}
+        plan = {"thought": "weighing it", "urgency": urgency, "action": action, "purpose": "test", "answer": answer}
         return json.dumps(plan)
 
 

@@ -4,8 +4,19 @@ What it does: ``StudySpec`` holds every choice that changes a study's results
 (model, data, sample size and seed, settings, conditions, debate rules, how
 the initial-answer pool is made), with the paper's defaults (3 agents, a
 500-token budget, temperature 0.3, 1,024 new tokens, five pool samples, a
-threshold of two). It names each cell's debate deterministically and gives the
-``DebateConfig`` of a cell, so a rerun rebuilds exactly the same debates.
+threshold of two, the whole history in every prompt). It names each cell's
+debate deterministically and gives the ``DebateConfig`` of a cell, so a rerun
+rebuilds exactly the same debates.
+
+**Paper mode.** The budget alone ends a study's debates, as in the paper:
+the engine's stall guards (``max_silent_turns``, ``max_turns``; the terminal
+and the web app keep 10 and 300) are off unless the spec sets them
+(``--stall-guards``). The segmenter is the engine's default, pySBD with the
+debate's rules (better on model text); ``segmenter="spacy"`` is the paper's.
+A spec stored before a field existed names every older field explicitly
+(the window of 30, the guards of 10 and 300), so a study started then and
+resumed with today's defaults stops with the fields that differ instead of
+mixing two set-ups.
 
 What it does not do: run anything. How many debates run at once is not part
 of a study (it changes speed, not results) and lives with the runner.
@@ -22,8 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from debate_core.config import (
     DEFAULT_HISTORY_WINDOW,
     DEFAULT_MAX_NEW_TOKENS,
-    DEFAULT_MAX_SILENT_TURNS,
-    DEFAULT_MAX_TURNS,
+    DEFAULT_SEGMENTER,
     DEFAULT_TEMPERATURE,
     DEFAULT_TOKEN_BUDGET,
     AgentSpec,
@@ -31,6 +41,7 @@ from debate_core.config import (
     DebateConfig,
     PromptLayout,
     SuppliedInitialAnswer,
+    normalize_segmenter,
 )
 from experiments.mmlu import MmluQuestion
 from protocols.kimura.study.pool import AGENTS, DEFAULT_THRESHOLD, SAMPLES_PER_QUESTION, Setting
@@ -58,9 +69,10 @@ class StudySpec(BaseModel):
     temperature: float = Field(default=DEFAULT_TEMPERATURE, ge=0.0, le=5.0)
     max_new_tokens: int = Field(default=DEFAULT_MAX_NEW_TOKENS, ge=1)
     utterance_max_new_tokens: int | None = Field(default=None, ge=1)
-    history_window: int | None = DEFAULT_HISTORY_WINDOW
-    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1)
-    max_silent_turns: int = Field(default=DEFAULT_MAX_SILENT_TURNS, ge=1)
+    history_window: int | None = Field(default=DEFAULT_HISTORY_WINDOW, ge=1)  # None: every turn (Table I)
+    max_turns: int | None = Field(default=None, ge=1)  # None: no turn limit (paper mode)
+    max_silent_turns: int | None = Field(default=None, ge=1)  # None: silence never ends a debate (paper mode)
+    segmenter: str = DEFAULT_SEGMENTER  # "spacy": the paper's; the default: pySBD with the debate's rules
     prompt_layout: PromptLayout = PromptLayout.PAPER
     pool_samples: int = Field(default=SAMPLES_PER_QUESTION, ge=2)
     pool_threshold: int = Field(default=DEFAULT_THRESHOLD, ge=1)
@@ -74,6 +86,16 @@ class StudySpec(BaseModel):
         if not value or not value[0].isalnum() or any(not (ch.isalnum() or ch in "-_.") for ch in value):
             raise ValueError(f"experiment id {value!r}: letters, digits and -_. only, starting with a letter or digit")
         return value
+
+    @field_validator("segmenter")
+    @classmethod
+    def _segmenter_name(cls, value: str) -> str:
+        return normalize_segmenter(value)
+
+    @property
+    def paper_mode(self) -> bool:
+        """The budget alone ends the debates (no stall guard), as in the paper."""
+        return self.max_turns is None and self.max_silent_turns is None
 
     @field_validator("settings", "conditions")
     @classmethod
@@ -124,6 +146,7 @@ class StudySpec(BaseModel):
             max_new_tokens=self.max_new_tokens,
             max_turns=self.max_turns,
             max_silent_turns=self.max_silent_turns,
+            segmenter=self.segmenter,
             initial_answers=initial,
         )
 

@@ -158,4 +158,4 @@ def test_the_history_window_flag_bounds_the_turns_a_prompt_shows():
 
     narrow, wide = last_plan_prompt("--history-window", "2"), last_plan_prompt()
     assert len(narrow) < len(wide)
-    assert last_plan_prompt("--history-window", "2", "--param", "history_window=30") == wide  # --param wins
+    assert last_plan_prompt("--history-window", "2", "--param", "history_window=null") == wide  # --param wins
