@@ -192,3 +192,32 @@ def test_a_failed_debate_is_counted_and_listed_in_the_report(tmp_path):
 def test_repeats_are_at_least_one(bad):
     with pytest.raises(ValueError, match="repeats"):
         CompareSpec(experiment_id="x", repeats=bad)
+
+
+def test_handraisers_and_aces_sections_give_mean_and_sd_over_runs_as_their_papers(tmp_path):
+    def demo(config):
+        return factory.make_backend(factory.BackendSpec("scripted"), config)
+
+    systems = ("handraiser/random", "ace/ace")
+    spec = CompareSpec(experiment_id="sd", systems=systems, mmlu=2, strategyqa=0, repeats=3)
+    items = [
+        Item("mmlu", f"mmlu:{i}", "toy", QUESTION.model_copy(update={"text": f"{QUESTION.text} ({i})"})) for i in (1, 2)
+    ]
+    store = Store(tmp_path / "sd.sqlite3")
+    try:
+        CompareRunner(spec, store, demo(spec.config(items[0], systems[0])), items, per_debate=demo).run()
+        _, found = outcomes(store, "sd")
+        text = full_markdown(store, "sd", spec, "scripted", found)[0]
+    finally:
+        store.close()
+    runs: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for o in found:
+        runs[o.system][o.repeat].append(o.correct)
+    rates = {s: [sum(v) / len(v) for _, v in sorted(by.items())] for s, by in runs.items()}
+    # HandRaiser: success per run, mean ± SD (its paper's three trials with different seeds)
+    assert "### Over runs: mean ± standard deviation" in text
+    assert f"| handraiser/random | 3 | {spread(rates['handraiser/random']).sd_text(1, 3)} |" in text
+    # ACE: Table 2's cells as mean ± SD over runs (its paper's ± columns)
+    assert "Table 2 (accuracy, %, mean ± SD over runs)" in text
+    ace = spread(rates["ace/ace"]).sd_text(100)
+    assert f"| full A+C+E | {ace} | {ace} |" in text  # one task (mmlu): the mean over tasks is the same
