@@ -42,6 +42,7 @@ from debate_core.events import (
     SilentTurn,
     SpeakerSelected,
     UnitDisclosed,
+    UtteranceExtended,
     UtteranceGenerated,
     UtteranceResumed,
     UtteranceRevised,
@@ -133,7 +134,7 @@ class TerminalRenderer(EventFold):
     readable line (``generic``): never a failure.
     """
 
-    IGNORED = frozenset({"utterance_completed"})
+    IGNORED = frozenset({"utterance_completed"})  # (a streamed utterance's extensions: see _utterance_extended)
     PLUGIN_EVENTS = "default"
 
     def __init__(
@@ -252,13 +253,16 @@ class TerminalRenderer(EventFold):
         line.append(event.interrupted, style=f"bold {self.colour(event.interrupted)}")
         count = len(event.discarded)
         what = "held until resumed" if event.suspended else "discarded"
-        line.append(f"; {count} undisclosed unit{'s' if count != 1 else ''} {what}", style="red")
+        unfinished = " and an unfinished one" if event.unfinished.strip() else ""
+        line.append(f"; {count} undisclosed unit{'s' if count != 1 else ''}{unfinished} {what}", style="red")
         self.console.print(line)
         if event.suspended:
             return
         if self.show_discarded:
             for sentence in event.discarded:
                 self.console.print(Text(f"      ✗ {sentence}", style="dim strike"))
+            if event.unfinished.strip():
+                self.console.print(Text(f"      ✗ {event.unfinished.strip()}", style="dim strike"))
 
     def _speaker_selected(self, event: SpeakerSelected) -> None:
         if event.interrupts:
@@ -276,6 +280,11 @@ class TerminalRenderer(EventFold):
             line = Text(f"    ! {event.speaker}: {event.error}", style="yellow")
             self.console.print(line)
 
+    def _utterance_extended(self, event: UtteranceExtended) -> None:
+        """More of a streamed utterance was generated: its units are shown as they are disclosed; only a mistake."""
+        if event.error:
+            self.console.print(Text(f"    ! {event.speaker}: {event.error}", style="yellow"))
+
     def _utterance_resumed(self, event: UtteranceResumed) -> None:
         self.note(f"↻ {event.speaker} resumes ({event.mode})")
 
@@ -284,6 +293,8 @@ class TerminalRenderer(EventFold):
         if self.show_discarded:
             for unit in event.discarded:
                 self.console.print(Text(f"      ✗ {unit}", style="dim strike"))
+            if event.unfinished.strip():
+                self.console.print(Text(f"      ✗ {event.unfinished.strip()}", style="dim strike"))
 
     def _phase_started(self, event: PhaseStarted) -> None:
         round_ = f" {event.round}" if event.round is not None else ""

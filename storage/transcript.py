@@ -44,6 +44,7 @@ from debate_core.events import (
     DebateStarted,
     Event,
     UnitDisclosed,
+    UtteranceExtended,
     UtteranceGenerated,
     UtteranceRevised,
     upgrade,
@@ -183,6 +184,10 @@ def check_meaning(events: list[Event], debate_id: Any) -> None:
             if event.utterance_id not in generated:
                 raise TranscriptError(f"events[{index}] revises utterance {utterance}, which was never generated")
             generated[event.utterance_id] = max(generated[event.utterance_id], len(event.units))
+        elif isinstance(event, UtteranceExtended):
+            if event.utterance_id not in generated:
+                raise TranscriptError(f"events[{index}] extends utterance {utterance}, which was never generated")
+            generated[event.utterance_id] += len(event.units)
         elif utterance is not None and kind != "intervention" and utterance not in generated:
             raise TranscriptError(f"events[{index}] refers to utterance {utterance}, which was never generated")
         if isinstance(event, UnitDisclosed) and event.index >= event.total:

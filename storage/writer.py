@@ -33,6 +33,7 @@ from debate_core.events import (
     PlansMade,
     UnitDisclosed,
     UtteranceCompleted,
+    UtteranceExtended,
     UtteranceGenerated,
     UtteranceRevised,
     event_to_dict,
@@ -235,7 +236,7 @@ class Writer(EventFold):
 
     def _interrupted(self, event: Interrupted) -> None:
         row = self._utterance(event.utterance_id)
-        row.discarded = list(event.discarded)
+        row.discarded = [*event.discarded, *([event.unfinished] if event.unfinished.strip() else [])]
         row.interrupted_by = event.interrupter
 
     def _utterance_completed(self, event: UtteranceCompleted) -> None:
@@ -244,7 +245,18 @@ class Writer(EventFold):
     def _utterance_revised(self, event: UtteranceRevised) -> None:
         row = self._utterance(event.utterance_id)
         row.sentences = [*row.sentences[: row.disclosed_count], *event.units]
-        row.discarded = [*row.discarded, *event.discarded]
+        row.discarded = [*row.discarded, *event.discarded, *([event.unfinished] if event.unfinished.strip() else [])]
+
+    def _utterance_extended(self, event: UtteranceExtended) -> None:
+        """More of a streamed utterance: its text, units and cost grow."""
+        row = self._utterance(event.utterance_id)
+        row.text += event.text
+        row.raw = (row.raw or "") + (event.raw or "")
+        row.sentences = [*row.sentences, *event.units]
+        row.latency_s += event.generation.latency_s
+        row.completion_tokens += event.generation.completion_tokens
+        if event.error and not row.error:
+            row.error = event.error
 
     def _listener_decision(self, event: ListenerDecision) -> None:
         self._row(

@@ -242,7 +242,7 @@ def test_all_event_types_occur_across_the_protocols(real_segmenter):
 
     config = demo_config(seed=1)
     kinds = {e.type for e in Debate(config, demo_backend(config), segmenter=real_segmenter).run()}
-    kinds |= {e.type for v in ("continue", "regenerate") for e in run(tour_config(v), tour_backend())}
+    kinds |= {e.type for v in ("continue", "regenerate", "streaming") for e in run(tour_config(v), tour_backend())}
     kinds |= {e.type for e in run(judged_config(), judge_backend())}
     assert kinds == set(EVENT_TYPES)
 

@@ -46,6 +46,7 @@ from debate_core.events import (
     SpeakerSelected,
     UnitDisclosed,
     UtteranceCompleted,
+    UtteranceExtended,
     UtteranceGenerated,
     UtteranceResumed,
     UtteranceRevised,
@@ -312,7 +313,7 @@ class DebateView(EventFold):
         utterance.interrupted_by = event.interrupter
         utterance.suspended = event.suspended
         if not event.suspended:
-            utterance.discarded = list(event.discarded)
+            utterance.discarded = [*event.discarded, *([event.unfinished.strip()] if event.unfinished.strip() else [])]
 
     def _utterance_resumed(self, event: UtteranceResumed) -> None:
         utterance = self.utterances[event.utterance_id]
@@ -324,8 +325,18 @@ class DebateView(EventFold):
         utterance = self.utterances[event.utterance_id]
         utterance.revised += 1
         utterance.discarded.extend(event.discarded)
+        if event.unfinished.strip():
+            utterance.discarded.append(event.unfinished.strip())
         del utterance.gaps[len(utterance.disclosed) :]  # the new rest's pieces are not in the text: spaces
         utterance.total = len(utterance.disclosed) + len(event.units)
+
+    def _utterance_extended(self, event: UtteranceExtended) -> None:
+        """More of a streamed utterance was generated: its units join those still to come."""
+        utterance = self.utterances[event.utterance_id]
+        utterance.gaps = utterance.gaps[: utterance.total] + unit_gaps(event.text, event.units)
+        utterance.total += len(event.units)
+        if event.error and not utterance.error:
+            utterance.error = event.error
 
     def _utterance_completed(self, event: UtteranceCompleted) -> None:
         self.utterances[event.utterance_id].completed = True

@@ -18,7 +18,12 @@ including every capability, each faked deterministically:
   by token, and stops at the next token once the request's token is set.
 
 A responder may return a ``ScriptedReply`` instead of a string to dictate the
-signals (a confident or unsure answer, a P(Yes), ...).
+signals (a confident or unsure answer, a P(Yes), ...) or how the generation
+ended (``finish_reason``). ``continuing(text, request)`` is what a model
+generating ``text`` gives a request that continues it in steps (a speech
+generated as it streams): the part of ``text`` after what the request's
+assistant prefix already holds of it, cut at ``max_new_tokens`` scripted
+tokens (finish ``length`` when cut, as a model's).
 
 What it does not do: look at ``json_schema`` or sample anything. Its outputs
 are exactly what the script says, mistakes included, which is how tests feed
@@ -63,6 +68,7 @@ class ScriptedReply:
     token_nll: tuple[float, ...] | None = None
     token_entropy: tuple[float, ...] | None = None
     choice_probs: Mapping[str, float] | None = None
+    finish_reason: FinishReason | None = None  # None: "stop" (or "cancelled" when the request was)
 
 
 Output = str | ScriptedReply
@@ -89,6 +95,31 @@ class ScriptByKind:
     def _prompt(request: GenerationRequest) -> str:
         """The request's last message: what the script reads, as a model would."""
         return request.messages[-1].content
+
+
+def already_given(prefix: str, text: str) -> int:
+    """How much of the start of ``text`` the end of ``prefix`` already holds (the longest such start)."""
+    if not prefix or not text:
+        return 0
+    joined = text + "\x00" + prefix[-len(text) :]  # the longest border of text + sep + tail (KMP's table)
+    border = [0] * len(joined)
+    for i in range(1, len(joined)):
+        k = border[i - 1]
+        while k and joined[i] != joined[k]:
+            k = border[k - 1]
+        border[i] = k + 1 if joined[i] == joined[k] else 0
+    return border[-1]
+
+
+def continuing(text: str, request: GenerationRequest) -> ScriptedReply:
+    """What a model generating ``text`` gives ``request``: the rest of ``text`` after what the request's assistant
+    prefix already holds of it, cut at ``max_new_tokens`` scripted tokens (``finish_reason`` "length" when cut)."""
+    rest = text[already_given(request.assistant_prefix, text) :]
+    spans = scripted_tokens(rest)
+    cap = request.sampling.max_new_tokens
+    if len(spans) > cap:
+        return ScriptedReply(rest[: spans[cap - 1].end] if cap > 0 else "", finish_reason="length")
+    return ScriptedReply(rest)
 
 
 def count_word_tokens(text: str) -> int:
@@ -206,6 +237,8 @@ class ScriptedBackend(Backend):
         if request.assistant_prefix and text.startswith(request.assistant_prefix):
             text = text[len(request.assistant_prefix) :]
         text, finish = self._paced(request, text)
+        if finish == "stop" and reply.finish_reason is not None:
+            finish = reply.finish_reason
         nll = entropy = None
         if request.signals.token_stats:
             pieces = [text[s.start : s.end] for s in scripted_tokens(text)]

@@ -8,8 +8,8 @@ protocol uses the ones it needs (see ``docs/events.md`` for who emits what):
 
 * the debate's frame: ``DebateStarted``, ``PhaseStarted``, ``DebateEnded``;
 * answers: ``InitialAnswersGiven``, ``PlansMade``, ``AnswersUpdated``;
-* the floor: ``SpeakerSelected``, ``UtteranceGenerated``, ``UnitDisclosed``,
-  ``UtteranceCompleted``, ``SilentTurn``, ``Interrupted``,
+* the floor: ``SpeakerSelected``, ``UtteranceGenerated``, ``UtteranceExtended``,
+  ``UnitDisclosed``, ``UtteranceCompleted``, ``SilentTurn``, ``Interrupted``,
   ``UtteranceResumed``, ``UtteranceRevised``;
 * listening and intervening: ``ListenerDecision``, ``Intervention``;
 * reflection: ``SignalsMeasured`` (``acts``).
@@ -19,9 +19,14 @@ A protocol's own events live in its package (``events.py``), subclass
 ``register_event_types`` hook (``registry``).
 
 Events never hold undisclosed text where agents could see it: the kernel
-keeps the queue; ``UtteranceGenerated``, ``Interrupted`` and
-``UtteranceRevised`` record the full and the discarded text *for
-researchers*, and views given to agents are built from disclosed units only.
+keeps the queue; ``UtteranceGenerated``, ``UtteranceExtended``,
+``Interrupted`` and ``UtteranceRevised`` record the full and the discarded
+text *for researchers*, and views given to agents are built from disclosed
+units only. An utterance generated as it streams (``streaming``) records
+what was generated in its ``UtteranceGenerated`` and ``UtteranceExtended``
+texts, what was said in its ``UnitDisclosed`` events, and what was generated
+and never said in ``discarded`` and ``unfinished`` (text past the last unit
+when the generation was cut).
 
 What it does not do: decide anything, or convert to and from JSON (``codec``).
 """
@@ -223,6 +228,9 @@ class Interrupted(EventBase):
     disclosed_count: Count
     discarded: tuple[str, ...]
     suspended: bool = False
+    unfinished: str = ""
+    """Of an utterance generated as it streams: the text generated past its last unit when it was cut off (held
+    with the queue when suspended); empty otherwise."""
 
 
 class UtteranceGenerated(EventBase):
@@ -233,6 +241,10 @@ class UtteranceGenerated(EventBase):
     says why. ``kind`` says what it is within its protocol (``speech``,
     ``opening``, ``poi_reply``, ``rebuttal``, ...); ``role`` the speaker's role;
     ``structured`` the parsed content of a structured reply.
+
+    With ``streaming`` the utterance is generated as it is disclosed: ``text``
+    is what was generated before its first unit was ready (``units``: the
+    units it closed), and ``UtteranceExtended`` events bring the rest.
     """
 
     type: Literal["utterance_generated"] = "utterance_generated"
@@ -247,6 +259,26 @@ class UtteranceGenerated(EventBase):
     generation: GenerationInfo = GenerationInfo()
     role: str | None = None
     kind: str = "speech"
+    structured: dict[str, Any] | None = None
+    streaming: bool = False
+
+
+class UtteranceExtended(ReplyBase):
+    """More of an utterance generated as it streams: the units its generation closed join the queue.
+
+    ``text`` is what was generated since the utterance's last record (it may
+    begin inside a unit it closes); ``units`` the units closed, appended to
+    the undisclosed queue; ``ended``: the generation is over (no more units
+    will come) and ``structured`` is what the protocol read of the whole
+    utterance then. ``generation`` sums the model calls it covers.
+    """
+
+    type: Literal["utterance_extended"] = "utterance_extended"
+    speaker: str
+    utterance_id: Count
+    text: str
+    units: tuple[str, ...]
+    ended: bool = False
     structured: dict[str, Any] | None = None
 
 
@@ -301,6 +333,10 @@ class UtteranceRevised(ReplyBase):
     discarded: tuple[str, ...]
     units: tuple[str, ...]
     reason: str
+    unfinished: str = ""
+    """The generated text past the last unit that the revision discarded (an utterance generated as it streams)."""
+    streaming: bool = False
+    """The new rest is generated as it is disclosed: ``units`` (those ready now), then ``UtteranceExtended``."""
 
 
 __all__ = [
@@ -319,6 +355,7 @@ __all__ = [
     "SpeakerSelected",
     "UnitDisclosed",
     "UtteranceCompleted",
+    "UtteranceExtended",
     "UtteranceGenerated",
     "UtteranceResumed",
     "UtteranceRevised",

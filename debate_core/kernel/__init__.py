@@ -41,6 +41,7 @@ from debate_core.kernel.replies import load_object
 from debate_core.kernel.seats import HumanSeat, ModelSeat, Seat
 from debate_core.kernel.sentences import SentenceChunker, default_sentence_chunker, sentence_chunker
 from debate_core.kernel.state import TableState
+from debate_core.kernel.streaming import Streamed
 from debate_core.kernel.table import DebateStopped, Replies, Table, TableSnapshot
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "Replies",
     "Seat",
     "SentenceChunker",
+    "Streamed",
     "Table",
     "TableSnapshot",
     "TableState",

@@ -16,8 +16,10 @@ obeys its rules:
   their text, in order; a unit is disclosed by its utterance's speaker, while
   the utterance holds the floor (not suspended, cut off or completed), once,
   in order, with the text that was generated (or revised in); an utterance
-  completes after its last unit, is cut off with exactly its undisclosed
-  units, resumed only when suspended, revised only while it is not over;
+  generated as it streams is extended only while its generation goes on;
+  an utterance completes after its last unit (and the end of its
+  generation), is cut off with exactly its undisclosed units, resumed only
+  when suspended, revised only while it is not over;
 * listener decisions and interventions follow the unit they name (the last
   one disclosed); silent turns count up from the last disclosure;
 * answers updated name every agent once, in seat order; every answer to a
@@ -63,6 +65,7 @@ from debate_core.events.types import (
     SpeakerSelected,
     UnitDisclosed,
     UtteranceCompleted,
+    UtteranceExtended,
     UtteranceGenerated,
     UtteranceResumed,
     UtteranceRevised,
@@ -151,6 +154,8 @@ class StreamChecker:
             return self._disclosed(event)
         if isinstance(event, UtteranceCompleted | Interrupted | UtteranceResumed | UtteranceRevised):
             return self._floor_move(event)
+        if isinstance(event, UtteranceExtended):
+            return self._extended(event)
         if isinstance(event, ListenerDecision | Intervention):
             return self._after_unit(event)
         if isinstance(event, SilentTurn) and event.consecutive != state.silent_streak + 1:
@@ -254,6 +259,8 @@ class StreamChecker:
         if isinstance(event, UtteranceCompleted):
             if utterance.over or utterance.suspended or utterance.disclosed != len(utterance.units):
                 return f"utterance {number} is not fully disclosed, or already over"
+            if utterance.streaming:
+                return f"utterance {number} is still being generated"
             if event.units != len(utterance.units):
                 return f"utterance {number} has {len(utterance.units)} units, not {event.units}"
         elif isinstance(event, Interrupted):
@@ -268,6 +275,16 @@ class StreamChecker:
             return f"utterance {number} is already over"
         elif event.discarded != utterance.remaining:
             return f"what is discarded is not utterance {number}'s undisclosed units"
+        return None
+
+    def _extended(self, event: UtteranceExtended) -> str | None:
+        utterance, why = self._utterance(event.utterance_id, event.speaker)
+        if utterance is None:
+            return why
+        if utterance.over or not utterance.streaming:
+            return f"utterance {event.utterance_id} is not being generated"
+        if any(not unit.strip() for unit in event.units):
+            return f"utterance {event.utterance_id} is extended by an empty unit"
         return None
 
     def _after_unit(self, event: ListenerDecision | Intervention) -> str | None:
@@ -330,10 +347,15 @@ class StreamChecker:
         state.previous = event
         if isinstance(event, UtteranceGenerated):
             utterance = Utterance(event.speaker, event.utterance_id, event.units, event.interrupting)
+            utterance.streaming = event.streaming
             state.utterances[event.utterance_id] = utterance
             if event.units:
                 state.counts["utterances"] += 1
                 state.floor = utterance
+        elif isinstance(event, UtteranceExtended):
+            utterance = state.utterances[event.utterance_id]
+            utterance.units += event.units
+            utterance.streaming = not event.ended
         elif isinstance(event, UnitDisclosed):
             state.utterances[event.utterance_id].disclosed += 1
             state.silent_streak = 0
@@ -349,6 +371,7 @@ class StreamChecker:
                     state.floor = None
             else:
                 utterance.units = utterance.units[: utterance.disclosed]
+                utterance.streaming = False
                 self._over(utterance, completed=False)
             state.counts["interruptions"] += 1
         elif isinstance(event, UtteranceResumed):
@@ -359,6 +382,7 @@ class StreamChecker:
         elif isinstance(event, UtteranceRevised):
             utterance = state.utterances[event.utterance_id]
             utterance.units = utterance.units[: utterance.disclosed] + event.units
+            utterance.streaming = event.streaming
             state.counts["revisions"] += 1
         elif isinstance(event, SilentTurn):
             state.silent_streak += 1

@@ -10,7 +10,11 @@ history line appended, ``UtteranceCompleted`` after the last); ``disclose_rest``
 between units where a protocol has them);
 ``silent_turn``; ``cut`` (discard the queue, or suspend it); ``resume``
 (continue the queue, or regenerate the rest from a new reply); ``revise``
-(replace the undisclosed rest).
+(replace the undisclosed rest). An utterance generated as it streams
+(``streaming``) is disclosed by the same moves: ``disclose_rest`` generates
+its next units whenever its queue is empty (``extend``), and ``cut`` and
+``revise`` stop its generation, recording the text generated past its last
+unit (``unfinished``).
 
 What it does not do: decide who speaks or when (protocols do), or keep the
 table's state (``Table`` does).
@@ -62,6 +66,9 @@ class FloorMoves:
         raise NotImplementedError
 
     def tick(self) -> int:  # provided by Table
+        raise NotImplementedError
+
+    def extend(self, floor: Floor) -> Generator[Event, None, None]:  # provided by streaming.StreamMoves
         raise NotImplementedError
 
     def give_floor(
@@ -129,7 +136,7 @@ class FloorMoves:
     def disclose(self, floor: Floor | None = None) -> list[UnitDisclosed | UtteranceCompleted]:
         """The floor's next unit made public this turn (and ``UtteranceCompleted`` after the last)."""
         floor = floor or self.floor
-        if floor is None or not floor.held:
+        if floor is None or not floor.queued:
             raise RuntimeError("disclose() needs a floor with queued units")
         index = floor.disclosed
         unit = floor.units[index]
@@ -168,13 +175,18 @@ class FloorMoves:
         """Disclose ``floor``'s queued units until the floor is free; whether ``listen`` stopped it.
 
         ``one_per_turn``: a new turn (``tick``) before every unit but the first. ``listen``: after each
-        unit that leaves units queued, what the listeners do (its events are yielded) and whether the
-        speaker was cut off (True stops disclosing). A floor that a listener suspends and resumes is
-        disclosed on to its end; without a floor, or with an empty or suspended one, nothing happens.
+        unit that leaves the floor held (units queued, or a generation going on), what the listeners do (its
+        events are yielded) and whether the speaker was cut off (True stops disclosing). A floor that a
+        listener suspends and resumes is disclosed on to its end; an utterance generated as it streams is
+        generated on (``extend``) whenever nothing is queued; without a floor, or with an empty or suspended
+        one, nothing happens.
         """
         floor = floor or self.floor
         first = True
         while floor is not None and floor.held:
+            if not floor.queued:
+                yield from self.extend(floor)
+                continue
             if one_per_turn and not first:
                 self.tick()
             first = False
@@ -201,7 +213,7 @@ class FloorMoves:
     def cut(
         self, by: str, *, keep: Literal["discard", "suspend"] = "discard", floor: Floor | None = None
     ) -> Interrupted:
-        """Cut the speaker off: its queue is discarded, or suspended until ``resume``."""
+        """Cut the speaker off: its queue (and generation) is discarded, or suspended until ``resume``."""
         floor = floor or self.floor
         if floor is None or not floor.held:
             raise RuntimeError("cut() needs a floor with queued units")
@@ -214,10 +226,12 @@ class FloorMoves:
             disclosed_count=floor.disclosed,
             discarded=floor.remaining,
             suspended=keep == "suspend",
+            unfinished=floor.pending,
         )
         floor.suspended = keep == "suspend"
         if keep == "discard":
             floor.units = floor.units[: floor.disclosed]
+            floor.open, floor.pending, floor.generation = False, "", None
         if self.floor is floor:
             self.floor = None
         return event
@@ -246,10 +260,11 @@ class FloorMoves:
     def revise(
         self, floor: Floor, reply: FormResult[str], *, chunker: Chunker, reason: str
     ) -> list[UtteranceRevised | UtteranceCompleted]:
-        """Replace the undisclosed rest of ``floor`` by ``reply`` cut into units."""
+        """Replace the undisclosed rest of ``floor`` (and its generation, if it streams) by ``reply`` cut into units."""
         units = chunker.split(reply.value) if reply.value else ()
-        discarded = floor.remaining
+        discarded, unfinished = floor.remaining, floor.pending
         floor.units = floor.units[: floor.disclosed] + units
+        floor.open, floor.pending, floor.generation = False, "", None
         self.count("revisions")
         events: list[UtteranceRevised | UtteranceCompleted] = [
             self.emit(
@@ -259,6 +274,7 @@ class FloorMoves:
                 discarded=discarded,
                 units=units,
                 reason=reason,
+                unfinished=unfinished,
                 **reply.record(),
             )
         ]

@@ -51,11 +51,12 @@ class Utterance:
     suspended: bool = False
     completed: bool = False
     cut: bool = False
+    streaming: bool = False  # generated as it streams, and its generation goes on: more units may come
 
     @property
     def held(self) -> bool:
-        """It holds the floor: units still queued, neither suspended nor cut off."""
-        return not self.suspended and not self.cut and self.disclosed < len(self.units)
+        """It holds the floor: units still queued (or being generated), neither suspended nor cut off."""
+        return not self.suspended and not self.cut and (self.disclosed < len(self.units) or self.streaming)
 
     @property
     def remaining(self) -> tuple[str, ...]:

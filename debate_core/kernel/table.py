@@ -17,6 +17,10 @@ the state and returns the event(s) to yield:
 * ``give_floor``, ``cut(by, keep="discard" | "suspend")``,
   ``resume(floor[, reply])`` (continue the queue, or regenerate the rest),
   ``revise(floor, reply)`` (replace the undisclosed rest);
+* ``say_streaming(speaker, Streamed(...))``: an utterance generated as it is
+  disclosed, in steps of a few tokens (``disclose_rest`` generates on when
+  its queue is empty; ``resume_streaming`` and ``revise_streaming`` replace
+  its rest by a new generation);
 * ``decide(listeners, floor, policy, view)``: listener yes/no decisions;
   ``intervene``: a point of information or a question;
 * ``update_answers``, ``phase``, ``tick`` (next turn), ``finish(reason,
@@ -73,7 +77,7 @@ from debate_core.kernel.forms import Form, FormResult
 from debate_core.kernel.history import HistoryLine
 from debate_core.kernel.listening import ListenerMoves
 from debate_core.kernel.seats import Seat
-from debate_core.kernel.speech import FloorMoves
+from debate_core.kernel.streaming import StreamMoves
 
 E = TypeVar("E", bound=BaseModel)
 T = TypeVar("T")
@@ -106,9 +110,9 @@ class TableSnapshot:
     rng_state: Any
 
 
-class Table(FloorMoves, ListenerMoves):
-    """The kernel's state of one debate, and the moves protocols make on it (speech: ``speech``,
-    listening: ``listening``)."""
+class Table(StreamMoves, ListenerMoves):
+    """The kernel's state of one debate, and the moves protocols make on it (speech: ``speech``, speech
+    generated as it streams: ``streaming``, listening: ``listening``)."""
 
     def __init__(
         self,

@@ -3,25 +3,31 @@
 It exercises what the later protocols need: a suspended speech with a point of information
 and its reply, resuming (continue or regenerate), listener decisions (prompted, with a
 probability), a non-blocking question, a revision, signals, a compressed view, an analysis,
-composed acts, a silent turn, answer updates and a single-agent final answer. Its scripted
-responder (``tour_backend``) plays every seat.
+composed acts, a silent turn, answer updates and a single-agent final answer. The ``streaming``
+variant generates the speech as it is disclosed, six tokens a step: the point stops the
+generation, and a new one goes on from what was said. Its scripted responder (``tour_backend``)
+plays every seat.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import dataclasses
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from debate_core import Message, ScriptedBackend, Signals
 from debate_core.backends import Capability, GenerationRequest
+from debate_core.backends.scripted import ScriptedReply, continuing
 from debate_core.events import EndReason, Event, SignalsMeasured
 from debate_core.kernel import (
     CharRuleChunker,
     FieldSpec,
+    Floor,
     Form,
     FormInvalid,
     PromptedPolicy,
+    Streamed,
     Table,
     WholeMessage,
     decision_form,
@@ -65,6 +71,9 @@ def _text_form(kind: str, signals: Signals | None = None) -> Form[Seen, str]:
 
 SPEECH = _text_form("speech", Signals(token_stats=True))
 REPLY = _text_form("poi_reply")
+STREAM = _text_form("stream")
+GO_ON = dataclasses.replace(_text_form("go_on"), assistant_prefix=lambda seen: seen.text + " ")
+GONE_ON = "Zero-based or not, beta is the second letter. So the answer is still B."
 POI = decision_form(
     "poi_check", "a point of information, or not", lambda seen: (Message("user", seen.text),), with_text=True,
     probabilities=True, choices=("INTERRUPT", "NO"),
@@ -75,11 +84,11 @@ class Tour(Protocol):
     """Every kernel move, for tests."""
 
     name = "tour"
-    variants = ("continue", "regenerate")
+    variants = ("continue", "regenerate", "streaming")
     roles = (RoleSpec("speaker", "speaks", 1, 1), RoleSpec("listener", "listens", 1, None))
 
     def forms(self) -> Mapping[str, Form[Any, Any]]:
-        return {f.kind: f for f in (SPEECH, REPLY, POI)}
+        return {f.kind: f for f in (SPEECH, REPLY, POI, STREAM, GO_ON)}
 
     def requirements(self) -> tuple[Requirement, ...]:
         return (
@@ -92,6 +101,9 @@ class Tour(Protocol):
         listeners = table.with_role("listener")
         yield table.phase("opening")
         table.tick()
+        if self.variant == "streaming":
+            yield from self._streaming(table, speaker, listeners)
+            return
         speech = table.ask(SPEECH, [speaker], lambda a: Seen(a, "Speak."))[speaker]
         stats = token_stats(speech.completion) if speech.completion else None
         if stats is not None:
@@ -127,6 +139,37 @@ class Tour(Protocol):
                 yield from table.resume(floor, reply=again, chunker=CharRuleChunker(90, 40))
             else:
                 yield from table.resume(floor)
+        yield from self._rest(table, speaker, listeners)
+
+    def _streaming(self, table: Table, speaker: str, listeners: tuple[str, ...]) -> Iterator[Event]:
+        chunker = CharRuleChunker(90, 40)
+        floor = yield from table.say_streaming(speaker, Streamed(STREAM, Seen(speaker, "Speak."), chunker, 6))
+        raised = False
+
+        def listen(floor: Floor) -> Generator[Event, None, bool]:
+            nonlocal raised
+            if raised:
+                return False
+            said = floor.said
+            decided = table.decide(listeners, floor, PromptedPolicy(POI), lambda a, s=said: Seen(a, s))
+            yield from decided.values()
+            point = next((d for d in decided.values() if d.interrupt), None)
+            if point is None:
+                return False
+            raised = True
+            yield table.cut(point.listener, keep="suspend", floor=floor)
+            yield table.intervene(point.listener, speaker, "poi", point.text or "", blocking=True, floor=floor)
+            question = point.text or ""
+            reply = table.ask(REPLY, [speaker], lambda a, q=question: Seen(a, q))[speaker]
+            yield table.say(speaker, reply, chunker=WholeMessage(), kind="poi_reply", role="speaker")
+            yield from table.disclose_rest()
+            yield from table.resume_streaming(floor, Streamed(GO_ON, Seen(speaker, floor.said), chunker, 6))
+            return False
+
+        yield from table.disclose_rest(floor, one_per_turn=True, listen=listen)
+        yield from self._rest(table, speaker, listeners)
+
+    def _rest(self, table: Table, speaker: str, listeners: tuple[str, ...]) -> Iterator[Event]:
         yield table.intervene(listeners[0], speaker, "question", "Why beta?", blocking=False)
         table.tick()
         yield table.silent_turn()
@@ -141,9 +184,13 @@ class Tour(Protocol):
 
 
 def tour_backend() -> ScriptedBackend:
-    def respond(request: GenerationRequest) -> str:
+    def respond(request: GenerationRequest) -> str | ScriptedReply:
         if request.kind == "speech":
             return SPEECH_TEXT if request.turn == 1 else "Beta again, as I said. Nothing has changed my mind."
+        if request.kind == "stream":
+            return continuing(SPEECH_TEXT, request)
+        if request.kind == "go_on":
+            return continuing(GONE_ON, request)
         if request.kind == "poi_check":
             return "INTERRUPT: But is the count zero-based?" if request.agent == "Chris" else "NO"
         return "No, the first letter is alpha, so beta is the second."

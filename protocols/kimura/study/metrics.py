@@ -116,6 +116,7 @@ class EffectsFold(EventFold):
             "silent_turn",
             "utterance_resumed",
             "utterance_revised",
+            "utterance_extended",
             "listener_decision",
             "intervention",
             "signals_measured",
