@@ -26,6 +26,8 @@ from protocols.parliament.forms import (
     point_chars,
     short_form,
     speech_form,
+    streamed_form,
+    template_for,
 )
 from protocols.parliament.params import ParliamentParams
 from protocols.parliament.prompting import render
@@ -40,16 +42,18 @@ def _check_messages(template: str) -> Callable[[RoleView], tuple[Message, ...]]:
     return messages
 
 
-def _check(kind: str, question: str, cap: int, shown: str) -> Form[RoleView, Decision]:
-    """The critic's private yes/no with one sentence (a point or a question), template ``prompts/<kind>.txt``."""
+def _check(kind: str, question: str, cap: int, shown: str, json: bool) -> Form[RoleView, Decision]:
+    """The critic's private yes/no with one sentence (a point or a question), template ``prompts/<kind>.txt``
+    (``INTERRUPT: ...`` or ``NO``), or with ``json`` ``prompts/<kind>_json.txt`` under its schema."""
+    template = template_for(kind, json)
     return decision_form(
         kind,
         question,
-        _check_messages(kind),
+        _check_messages(template),
         with_text=True,
         text_tokens=cap,
-        template=kind,
-        schema=decision_schema(True, point_chars(cap)),
+        template=template,
+        schema=decision_schema(True, point_chars(cap)) if json else None,
         describe=lambda view: shown,
     )
 
@@ -65,8 +69,10 @@ class ParliamentForms:
     cot: Form[RoleView, Speech]
     poi_reply: Form[RoleView, Speech]
     socratic_question: Form[RoleView, Speech]
-    resume: Form[RoleView, Speech]
-    revise_rest: Form[RoleView, Speech]
+    streamed_opening: Form[RoleView, str]
+    streamed_answer: Form[RoleView, str]
+    resume: Form[RoleView, str]
+    revise_rest: Form[RoleView, str]
     final: Form[RoleView, Speech]
     poi_check: Form[RoleView, Decision]
     question_check: Form[RoleView, Decision]
@@ -78,14 +84,17 @@ class ParliamentForms:
 def parliament_forms(params: ParliamentParams) -> ParliamentForms:
     """Every request kind of the four variants, with the token caps of ``params``."""
     speech, reply = params.speech_tokens, params.reply_tokens
+    json = params.reply_format == "json"
 
     def task(first: str, later: str) -> Callable[[RoleView], Mapping[str, str]]:
         return lambda view: {"task": first if view.round == 1 else later}
 
     return ParliamentForms(
-        opening=speech_form(SpeechKind("opening", "the opening speech", "opening"), speech),
+        opening=speech_form(SpeechKind("opening", "the opening speech", "opening"), speech, json),
         closing=speech_form(
-            SpeechKind("closing", "the closing rebuttal", "closing", "Opposition Proposed Answer", same=True), speech
+            SpeechKind("closing", "the closing rebuttal", "closing", "Opposition Proposed Answer", same=True),
+            speech,
+            json,
         ),
         critique=speech_form(
             SpeechKind(
@@ -98,9 +107,10 @@ def parliament_forms(params: ParliamentParams) -> ParliamentForms:
                 extra=task("Critique the case as a whole.", "Rebut the latest reply."),
             ),
             speech,
+            json,
         ),
         prover_rebuttal=speech_form(
-            SpeechKind("prover_rebuttal", "a rebuttal of the critique", "prover_rebuttal"), speech
+            SpeechKind("prover_rebuttal", "a rebuttal of the critique", "prover_rebuttal"), speech, json
         ),
         student_answer=speech_form(
             SpeechKind(
@@ -111,6 +121,7 @@ def parliament_forms(params: ParliamentParams) -> ParliamentForms:
                 extra=lambda view: {"task": "Answer the question and show your reasoning."},
             ),
             speech,
+            json,
         ),
         student_revision=speech_form(
             SpeechKind(
@@ -125,13 +136,27 @@ def parliament_forms(params: ParliamentParams) -> ParliamentForms:
                 },
             ),
             speech,
+            json,
         ),
-        cot=speech_form(SpeechKind("cot", "reasoning and an answer", "cot", "Final Answer"), speech),
+        cot=speech_form(SpeechKind("cot", "reasoning and an answer", "cot", "Final Answer"), speech, json),
         poi_reply=short_form(
-            "poi_reply", "a public reply to a point of information", "poi_reply", "reply", "Your reply", reply
+            "poi_reply", "a public reply to a point of information", "poi_reply", "reply", "Your reply", reply, json
         ),
         socratic_question=short_form(
-            "socratic_question", "one probing question", "socratic_question", "question", "Your question", reply
+            "socratic_question", "one probing question", "socratic_question", "question", "Your question", reply, json
+        ),
+        streamed_opening=streamed_form(
+            SpeechKind("streamed_opening", "the opening speech, said as it is written", "opening_streamed"), speech
+        ),
+        streamed_answer=streamed_form(
+            SpeechKind(
+                "streamed_answer",
+                "an answer with its reasoning, said as it is written",
+                "student_answer_streamed",
+                "Provisional Answer",
+                extra=lambda view: {"task": "Answer the question and show your reasoning."},
+            ),
+            speech,
         ),
         resume=continuation_form(
             "resume", "the rest of the speech, after the point", "resume", "Proposed Answer", speech
@@ -139,14 +164,19 @@ def parliament_forms(params: ParliamentParams) -> ParliamentForms:
         revise_rest=continuation_form(
             "revise_rest", "the rest of the answer, after the question", "revise_rest", "Provisional Answer", speech
         ),
-        final=final_form(),
+        final=final_form(json),
         poi_check=_check(
             "poi_check",
             "raise a point of information now?",
             reply,
             "Point of information: press it and say the error in one sentence",
+            json,
         ),
         question_check=_check(
-            "question_check", "ask a question now?", reply, "Ask the student one short question while they speak"
+            "question_check",
+            "ask a question now?",
+            reply,
+            "Ask the student one short question while they speak",
+            json,
         ),
     )

@@ -3,17 +3,24 @@
 What it does: ``ParliamentDemo(config).reply`` answers each request kind of the
 protocol from a short script, so ``python -m debate_core run --protocol
 parliament --variant british --backend scripted`` shows the whole flow in a
-second: the prover opens for a wrong answer, the critic raises **one point of
-information** at the second chunk, the prover replies and goes on (or, with
-``resume=regenerate``, rewrites the rest of its speech), the critic's closing
-rebuttal names the right answer, and the prover's final answer takes it. In
-congress the critic disagrees and the prover concedes in the rebuttal round;
-in the Socratic dialogue one question leads the student to revise; the CoT
-solver answers directly. With the atmosphere question the script speaks
-about gases; with any other it argues about option labels in general terms.
+second: the prover's opening for a wrong answer streams out (generated a few
+tokens a step, as a model's is), the critic raises **one point of
+information** at the second chunk, the prover concedes it in its reply, and
+its speech is **regenerated** from what it had said with the exchange in view
+(the default, ``resume=regenerate``): the claims the point refuted, which
+its opening was about to make, are never said (with ``resume=continue`` the
+prepared speech goes on and says them). The critic's closing rebuttal names
+the right answer, and the prover's final answer takes it. In congress the
+critic disagrees and the prover concedes in the rebuttal round; in the
+Socratic dialogue (streaming, the default) Socrates asks one question while
+the student answers and the student's answer goes on from there to the
+right option (with ``socratic_mode=turns``: one question, then a revision);
+the CoT solver answers directly. With the atmosphere question the script
+speaks about gases; with any other it argues about option labels in general
+terms.
 
-The script reads only what a model would get (the request kind and the
-prompt's text) and what it said earlier.
+The script reads only what a model would get (the request kind, the prompt's
+text and the partial reply it continues) and what it said earlier.
 
 What it does not do: pretend to be a model. Its JSON is always valid.
 """
@@ -24,7 +31,7 @@ import json
 from dataclasses import dataclass, field
 
 from debate_core.backends.base import GenerationRequest
-from debate_core.backends.scripted import ScriptByKind
+from debate_core.backends.scripted import ScriptByKind, ScriptedReply, continuing
 from debate_core.config import DebateConfig
 
 _ATMOSPHERE = "largest share of Earth's atmosphere"
@@ -80,19 +87,23 @@ class ParliamentDemo(ScriptByKind):
     def _json(**values: str) -> str:
         return json.dumps(values)
 
-    def _opening(self, request: GenerationRequest) -> str:
+    def _opening_speech(self) -> str:
         wrong = self.wrong()
         if self.gas:
-            speech = " ".join(_OPENING_GAS)
-        else:
-            speech = (
-                f"I hold that the answer is {wrong}, {self.option(wrong)}. "
-                "It matches the most obvious reading of the question, and obvious readings are usually right. "
-                "The other options each need an extra assumption that the question does not give us. "
-                f"Nothing in the question rules {wrong} out, and that alone makes it the safest choice. "
-                f"So my proposed answer is {wrong}."
-            )
-        return self._json(speech=speech, answer=wrong)
+            return " ".join(_OPENING_GAS)
+        return (
+            f"I hold that the answer is {wrong}, {self.option(wrong)}. "
+            "It matches the most obvious reading of the question, and obvious readings are usually right. "
+            "The other options each need an extra assumption that the question does not give us. "
+            f"Nothing in the question rules {wrong} out, and that alone makes it the safest choice. "
+            f"So my proposed answer is {wrong}."
+        )
+
+    def _opening(self, request: GenerationRequest) -> str:
+        return self._json(speech=self._opening_speech(), answer=self.wrong())
+
+    def _streamed_opening(self, request: GenerationRequest) -> ScriptedReply:
+        return continuing(f"{self._opening_speech()}\nProposed Answer: {self.wrong()}", request)
 
     def _poi_check(self, request: GenerationRequest) -> str:
         self.checks += 1
@@ -115,15 +126,18 @@ class ParliamentDemo(ScriptByKind):
             return self._json(reply="Fair: production is not the same as share. I will come to the measured share.")
         return self._json(reply="Fair point: obvious is not the same as correct. Let me address the evidence.")
 
-    def _resume(self, request: GenerationRequest) -> str:
+    def _resume(self, request: GenerationRequest) -> ScriptedReply:
         right = self.correct()
         if self.gas:
-            return " ".join(_REST_GAS) + f"\nProposed Answer: {right}"
-        return f"Weighing the evidence instead, option {right} fits the question better.\nProposed Answer: {right}"
+            return continuing(" ".join(_REST_GAS) + f"\nProposed Answer: {right}", request)
+        rest = f"Weighing the evidence instead, option {right} fits the question better.\nProposed Answer: {right}"
+        return continuing(rest, request)
 
-    def _revise_rest(self, request: GenerationRequest) -> str:
+    def _revise_rest(self, request: GenerationRequest) -> ScriptedReply:
         right = self.correct()
-        return f"Checking the facts, {right} is the option they support.\nProvisional Answer: {right}"
+        return continuing(
+            f"Checking the facts, {right} is the option they support.\nProvisional Answer: {right}", request
+        )
 
     def _closing(self, request: GenerationRequest) -> str:
         right = self.correct()
@@ -160,18 +174,24 @@ class ParliamentDemo(ScriptByKind):
         speech = f"The critique is right: I relied on intuition. On the evidence the answer is {right}."
         return self._json(speech=speech, answer=right)
 
+    def _first_thought(self) -> str:
+        wrong = self.wrong()
+        return (
+            f"My first thought is {wrong}, {self.option(wrong)}. "
+            "It is the reading that comes to mind first when the question is read quickly. "
+            "I have not checked it against the facts yet, so I hold it loosely for now."
+        )
+
     def _student_answer(self, request: GenerationRequest) -> str:
         wrong = self.wrong()
         if "Socrates asked you" in request.messages[-1].content:
             right = self.correct()
             speech = f"Your question made me check the facts, and they support {right}, not {wrong}."
             return self._json(speech=speech, answer=right)
-        speech = (
-            f"My first thought is {wrong}, {self.option(wrong)}. "
-            "It is the reading that comes to mind first when the question is read quickly. "
-            "I have not checked it against the facts yet, so I hold it loosely for now."
-        )
-        return self._json(speech=speech, answer=wrong)
+        return self._json(speech=self._first_thought(), answer=wrong)
+
+    def _streamed_answer(self, request: GenerationRequest) -> ScriptedReply:
+        return continuing(f"{self._first_thought()}\nProvisional Answer: {self.wrong()}", request)
 
     def _student_revision(self, request: GenerationRequest) -> str:
         return self._student_answer(request)

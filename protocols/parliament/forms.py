@@ -4,30 +4,41 @@ What it does: builds the ``Form`` kinds the four variants ask (``catalogue``
 puts them together), each rendering its template from ``prompts/``:
 
 * speeches (``opening``, ``closing``, ``critique``, ``prover_rebuttal``,
-  ``student_answer``, ``student_revision``, ``cot``): a JSON object
-  ``{"speech", "answer"[, "verdict"]}`` whose schema constrains the answer to
-  the option labels (and ``SAME`` for the critic) where the backend supports
-  constrained decoding. A reply that is not JSON is read as plain text with
-  its answer line (``Proposed Answer: B``), as the paper's code reads it. The
-  public text is the argument followed by the answer (and verdict) lines.
+  ``student_answer``, ``student_revision``, ``cot``): asked, as the paper's
+  prompts ask, for plain text ending with its answer line (``Proposed
+  Answer: B``; ``Verdict: AGREE`` too for a critique); with
+  ``reply_format=json`` for a JSON object ``{"speech", "answer"[,
+  "verdict"]}`` whose schema constrains the answer to the option labels (and
+  ``SAME`` for the critic) where the backend supports constrained decoding.
+  Either reply is read in either format (a JSON object, or plain text with
+  its answer line, as the paper's code reads it). The public text is the
+  argument followed by the answer (and verdict) lines.
   Fallbacks: no answer line, or one naming no option, keeps the speech and
   leaves the role's answer where it was (noted on the reply); no speech at
   all gives the floor back with nothing said;
-* ``poi_reply`` (``{"reply"}``) and ``socratic_question`` (``{"question"}``):
-  a short public text; fallback: nothing said;
-* ``poi_check`` and ``question_check``: the critic's private decision,
-  ``{"interrupt": true|false, "point": "<one sentence>"}`` (constrained where
-  the backend can), or as the paper's code reads it, ``INTERRUPT: <one
-  sentence>`` or ``NO`` (``kernel.policies.decision_form``); fallback: no
-  interruption;
+* ``poi_reply`` and ``socratic_question``: a short public text (with
+  ``reply_format=json``, ``{"reply"}`` or ``{"question"}``); fallback: nothing
+  said;
+* ``poi_check`` and ``question_check``: the critic's private decision, as
+  the paper's code asks it, ``INTERRUPT: <one sentence>`` or ``NO`` (with
+  ``reply_format=json``, ``{"interrupt": true|false, "point": "<one
+  sentence>"}``, constrained where the backend can); both read either way
+  (``kernel.policies.decision_form``); fallback: no interruption;
+* ``streamed_opening`` and ``streamed_answer``: a speech generated as it is
+  disclosed (the British opening, the Socratic answer in its streaming
+  form), asked in plain text with its answer line at the end, as the paper's
+  prompts ask (a JSON object cannot be disclosed as it is generated); its
+  value is the text said; ``read_speech`` reads the answer line of the whole
+  text. Fallback: nothing said;
 * ``resume`` and ``revise_rest``: the prover continues its own partial reply
   (``assistant_prefix``: the speech disclosed so far) after a point or a
-  question; fallback: the rest it had prepared, unchanged;
+  question, also as it is disclosed; fallback (and a person's blank answer):
+  the rest it had prepared, unchanged;
 * ``final``: ``{"final_answer"}``; fallback: the prover's last answer.
 
 A person in either role fills the same forms: the speech and the answer (and
-verdict), the reply or question, the rest of the speech (blank: as
-prepared), the final answer; as the critic, a live seat raises a point of
+verdict; a streamed speech too, said chunk by chunk as written), the reply
+or question, the rest of the speech (blank: as prepared), the final answer; as the critic, a live seat raises a point of
 information from the page's button at the next chunk (``from_stance``).
 
 What it does not do: decide who is asked when (the variant loops), truncate
@@ -155,10 +166,19 @@ def _answer_field(view: RoleView, same: bool) -> FieldSpec:
     return FieldSpec("answer", "text", "Your answer (a few words)", max_chars=MAX_FREE_ANSWER, noun="answer")
 
 
-def speech_form(spec: SpeechKind, cap: int) -> Form[RoleView, Speech]:
-    """A speech ending with ``spec.line`` (see the module docstring)."""
+def template_for(name: str, json: bool) -> str:
+    """The template a request kind is worded with: the paper's plain-text form, or ours asking for JSON."""
+    return f"{name}_json" if json else name
 
-    def schema(view: RoleView) -> dict[str, Any]:
+
+def speech_form(spec: SpeechKind, cap: int, json: bool = False) -> Form[RoleView, Speech]:
+    """A speech ending with ``spec.line``, asked in plain text or, with ``json``, as a JSON object (see the module
+    docstring)."""
+    template = template_for(spec.template, json)
+
+    def schema(view: RoleView) -> dict[str, Any] | None:
+        if not json:
+            return None
         limit = _text_limit(view, cap, MAX_SPEECH_CHARS)
         least = min(MIN_SPEECH_CHARS, limit // 2)  # a constrained model must argue, not just name a letter
         properties: dict[str, Any] = {"speech": {"type": "string", "minLength": least, "maxLength": limit}}
@@ -182,7 +202,7 @@ def speech_form(spec: SpeechKind, cap: int) -> Form[RoleView, Speech]:
     return Form(
         kind=spec.kind,
         description=spec.description,
-        render=lambda view: render(spec.template, view, **spec.extra(view)),
+        render=lambda view: render(template, view, **spec.extra(view)),
         parse=_speech_parser(spec),
         fallback=lambda view: Speech("", None, None, "no speech"),
         fields=fields,
@@ -191,12 +211,15 @@ def speech_form(spec: SpeechKind, cap: int) -> Form[RoleView, Speech]:
         describe=lambda view: spec.description,
         schema=schema,
         token_cap=lambda config: min(config.max_new_tokens, cap),
-        template=spec.template,
+        template=template,
     )
 
 
-def short_form(kind: str, description: str, template: str, key: str, label: str, cap: int) -> Form[RoleView, Speech]:
-    """One short public text in ``{key: ...}`` (a reply to a point, a Socratic question)."""
+def short_form(
+    kind: str, description: str, template: str, key: str, label: str, cap: int, json: bool = False
+) -> Form[RoleView, Speech]:
+    """One short public text: plain, or with ``json`` in ``{key: ...}`` (a reply to a point, a Socratic question)."""
+    template = template_for(template, json)
 
     def parse(raw: str, view: RoleView) -> tuple[Speech, str | None]:
         note = None
@@ -218,41 +241,84 @@ def short_form(kind: str, description: str, template: str, key: str, label: str,
         from_human=lambda values, view: Speech(values[key]),
         human_raw=lambda speech: speech.text,
         describe=lambda view: description,
-        schema=lambda view: {
-            "type": "object",
-            "properties": {
-                key: {"type": "string", "minLength": 1, "maxLength": _text_limit(view, cap, MAX_SHORT_CHARS)}
-            },
-            "required": [key],
-            "additionalProperties": False,
-        },
+        schema=lambda view: (
+            {
+                "type": "object",
+                "properties": {
+                    key: {"type": "string", "minLength": 1, "maxLength": _text_limit(view, cap, MAX_SHORT_CHARS)}
+                },
+                "required": [key],
+                "additionalProperties": False,
+            }
+            if json
+            else None
+        ),
         token_cap=lambda config: min(config.max_new_tokens, cap),
         template=template,
     )
 
 
-def continuation_form(kind: str, description: str, template: str, line: str, cap: int) -> Form[RoleView, Speech]:
+def read_speech(text: str, view: RoleView, line: str) -> Speech:
+    """What a plain-text speech says: its text and the answer its last ``line`` names (the problem noted if none)."""
+    said = find_line(text, line)
+    answer = normalize_answer(said, view.question)
+    return Speech(text, answer, None, _problem(SpeechKind("", "", "", line), view, answer, said))
+
+
+def _plain_text(raw: str, view: RoleView) -> tuple[str, str | None]:
+    if not any(ch.isalnum() for ch in raw):
+        raise FormInvalid("an empty speech")
+    return raw.strip(), None
+
+
+def streamed_form(spec: SpeechKind, cap: int) -> Form[RoleView, str]:
+    """A speech generated as it is disclosed: plain text ending with its ``spec.line`` (the kernel asks it in steps)."""
+
+    def fields(view: RoleView) -> tuple[FieldSpec, ...]:
+        speech = FieldSpec(
+            "speech", "text", f"Your words as the {view.title}", max_chars=MAX_SPEECH_CHARS, words=True, noun="speech"
+        )
+        return (speech, _answer_field(view, False))
+
+    def from_human(values: Mapping[str, Any], view: RoleView) -> str:
+        answer = normalize_answer(values.get("answer"), view.question)
+        return _compose(values["speech"], spec, answer, None, None)
+
+    return Form(
+        kind=spec.kind,
+        description=spec.description,
+        render=lambda view: render(spec.template, view, **spec.extra(view)),
+        parse=_plain_text,
+        fallback=lambda view: "",
+        fields=fields,
+        from_human=from_human,
+        human_raw=lambda text: text,
+        describe=lambda view: spec.description,
+        token_cap=lambda config: min(config.max_new_tokens, cap),
+        template=spec.template,
+    )
+
+
+def continuation_form(kind: str, description: str, template: str, line: str, cap: int) -> Form[RoleView, str]:
     """The rest of the prover's own speech, continued from what it has disclosed (``view.speech``).
 
     The prepared rest (``view.reply`` is the exchange; ``view.rebuttal`` holds
     the rest it had prepared) is the fallback, and what a person's blank
-    answer keeps.
+    answer keeps. A model is asked it in steps, as it is disclosed (the
+    kernel's ``resume_streaming`` and ``revise_streaming``).
     """
 
-    def parse(raw: str, view: RoleView) -> tuple[Speech, str | None]:
+    def parse(raw: str, view: RoleView) -> tuple[str, str | None]:
         if not any(ch.isalnum() for ch in raw):
             raise FormInvalid("an empty continuation")
-        said = find_line(raw, line)
-        answer = normalize_answer(said, view.question)
-        note = None if answer else f"no {line} line naming an answer: the answer stays as it was"
-        return Speech(raw.strip(), answer, None, note), note
+        return raw.strip(), None
 
-    def from_human(values: Mapping[str, Any], view: RoleView) -> Speech:
-        text = values.get("rest") or ""
-        return Speech(text, normalize_answer(find_line(text, line), view.question)) if text else prepared(view)
+    def from_human(values: Mapping[str, Any], view: RoleView) -> str:
+        text: str = values.get("rest") or ""
+        return text or prepared(view)
 
-    def prepared(view: RoleView) -> Speech:
-        return Speech(view.rebuttal, None, None, "the rest as prepared")
+    def prepared(view: RoleView) -> str:
+        return view.rebuttal
 
     return Form(
         kind=kind,
@@ -264,7 +330,7 @@ def continuation_form(kind: str, description: str, template: str, line: str, cap
             FieldSpec("rest", "text", "The rest of your speech (blank: as you wrote it)", required=False, noun="rest"),
         ),
         from_human=from_human,
-        human_raw=lambda speech: speech.text,
+        human_raw=lambda text: text,
         describe=lambda view: description,
         assistant_prefix=lambda view: view.speech.rstrip() + " ",
         token_cap=lambda config: min(config.max_new_tokens, cap),
@@ -287,12 +353,14 @@ def _final_parse(raw: str, view: RoleView) -> tuple[Speech, str | None]:
     return Speech(f"Final Answer: {answer}", answer), note
 
 
-def final_form() -> Form[RoleView, Speech]:
-    """The prover's one-line final answer: the debate's answer."""
+def final_form(json: bool = False) -> Form[RoleView, Speech]:
+    """The prover's one-line final answer (``Final Answer: ...``, or with ``json`` ``{"final_answer"}``): the
+    debate's answer."""
+    template = template_for("final", json)
     return Form(
         kind="final",
         description="the final answer",
-        render=lambda view: render("final", view, record=_record(view)),
+        render=lambda view: render(template, view, record=_record(view)),
         parse=_final_parse,
         fallback=lambda view: Speech(
             f"Final Answer: {view.current_answer}" if view.current_answer else "", view.current_answer
@@ -301,14 +369,18 @@ def final_form() -> Form[RoleView, Speech]:
         from_human=lambda values, view: Speech(f"Final Answer: {values['answer']}", values["answer"]),
         human_raw=lambda speech: speech.text,
         describe=lambda view: "Your final answer: the debate's answer",
-        schema=lambda view: {
-            "type": "object",
-            "properties": {"final_answer": _answer_schema(view, False)},
-            "required": ["final_answer"],
-            "additionalProperties": False,
-        },
+        schema=lambda view: (
+            {
+                "type": "object",
+                "properties": {"final_answer": _answer_schema(view, False)},
+                "required": ["final_answer"],
+                "additionalProperties": False,
+            }
+            if json
+            else None
+        ),
         token_cap=lambda config: min(config.max_new_tokens, 48),
-        template="final",
+        template=template,
     )
 
 

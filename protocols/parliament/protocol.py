@@ -3,7 +3,8 @@
 What it does: ``ParliamentProtocol`` is the protocol ``parliament`` with four
 variants, two roles (``prover``: Government, Affirmative or Student, whose
 final line is the debate's answer; ``critic``: Opposition, Negative or
-Socrates) and the parameters of ``params`` (the code's defaults). ``run``
+Socrates) and the parameters of ``params`` (the paper's defaults, the
+authors' code one value away). ``run``
 builds the debate's ``Hall`` (the run state, ``state``) and hands it to the
 variant's loop in ``loop``. A person may take either role: as the critic
 they raise a point of information (or a Socratic question) from the page at
@@ -74,10 +75,16 @@ class ParliamentProtocol(Protocol):
     def requirements(self) -> tuple[Requirement, ...]:
         params = self.settings
         if self.variant == "british" and params.resume == "regenerate":
-            why = "resume=regenerate continues the prover's partial speech after a point of information"
+            why = (
+                "resume=regenerate, the default, continues the prover's partial speech after a point of information;"
+                " resume=continue needs none"
+            )
             return (Requirement(Capability.CONTINUATION, why, ("prover",)),)
         if self.variant == "socratic" and params.socratic_mode == "streaming":
-            why = "socratic_mode=streaming continues the student's partial answer after a question"
+            why = (
+                "socratic_mode=streaming, the default, continues the student's partial answer after a question;"
+                " socratic_mode=turns needs none"
+            )
             return (Requirement(Capability.CONTINUATION, why, ("prover",)),)
         return ()
 

@@ -8,7 +8,9 @@ import threading
 import pytest
 
 from debate_core import AgentSpec, Debate, DebateConfig, HumanChannel, HumanSeat, ScriptedBackend, SeatKind
+from debate_core.backends.scripted import continuing, scripted_tokens
 from debate_core.config import Question
+from debate_core.demo import DEMO_QUESTION
 from debate_core.errors import CapabilityError, ConfigError, HumanInputError
 from debate_core.events import (
     AnswersUpdated,
@@ -19,6 +21,7 @@ from debate_core.events import (
     ListenerDecision,
     PhaseStarted,
     UnitDisclosed,
+    UtteranceExtended,
     UtteranceGenerated,
     UtteranceResumed,
     UtteranceRevised,
@@ -27,6 +30,7 @@ from debate_core.events import (
 )
 from debate_core.kernel.chunkers import CharRuleChunker
 from protocols.parliament.answers import find_line, normalize_answer
+from protocols.parliament.demo import ParliamentDemo
 from tests.conftest import HANG_GUARD_S, QUESTION, of_type
 
 PROVER, CRITIC = "Gov", "Opp"
@@ -54,18 +58,22 @@ class Script:
         self.checks = 0
         self.requests = []
 
-    def __call__(self, request) -> str:
+    def __call__(self, request):
         self.requests.append(request)
         kind = request.kind
         if kind in ("opening", "student_answer", "student_revision", "prover_rebuttal", "cot"):
             return json.dumps({"speech": self.opening, "answer": self.answer})
+        if kind == "streamed_opening":  # generated as it streams: a model's steps, max_new_tokens each
+            return continuing(f"{self.opening}\nProposed Answer: {self.answer}", request)
+        if kind == "streamed_answer":
+            return continuing(f"{self.opening}\nProvisional Answer: {self.answer}", request)
         if kind in ("poi_check", "question_check"):
             self.checks += 1
             return f"INTERRUPT: objection {self.checks}." if self.checks in self.points else "NO"
         if kind == "poi_reply":
             return json.dumps({"reply": "One. Two. Three. Four sentences is one too many."})
         if kind in ("resume", "revise_rest"):
-            return REST if kind == "resume" else REST.replace("Proposed", "Provisional")
+            return continuing(REST if kind == "resume" else REST.replace("Proposed", "Provisional"), request)
         if kind in ("closing", "critique"):
             return json.dumps({"speech": "The case holds up.", "verdict": "AGREE", "answer": "SAME"})
         if kind == "socratic_question":
@@ -83,15 +91,26 @@ def opening_units() -> tuple[str, ...]:
     return CharRuleChunker().split(OPENING + "\nProposed Answer: B")
 
 
+def spoken(events, utterance_id: int) -> tuple[str, ...]:
+    return tuple(u.text for u in of_type(events, UnitDisclosed) if u.utterance_id == utterance_id)
+
+
+def generated(events, utterance_id: int, before=None) -> str:
+    """What the generations of an utterance produced (before the event ``before``, if given)."""
+    kept = events[: events.index(before)] if before is not None else events
+    made = (e for e in kept if isinstance(e, UtteranceGenerated | UtteranceExtended))
+    return "".join(e.text for e in made if e.utterance_id == utterance_id)
+
+
 # -- British Parliament ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("k", [1, 2, 4])
 def test_a_point_raised_at_chunk_k_interrupts_exactly_there_and_the_speech_goes_on(k):
-    events = run(config("british"), Script(points=[k]))
+    events = run(config("british", resume="continue"), Script(points=[k]))
     units = opening_units()
     opening = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "opening")
-    assert opening.units == units and len(units) > k
+    assert opening.streaming and spoken(events, opening.utterance_id) == units and len(units) > k
     point = of_type(events, Intervention)[0]
     assert (point.author, point.target, point.kind, point.blocking) == (CRITIC, PROVER, "point_of_information", True)
     assert (point.utterance_id, point.unit_index, point.text) == (opening.utterance_id, k - 1, f"objection {k}.")
@@ -105,9 +124,7 @@ def test_a_point_raised_at_chunk_k_interrupts_exactly_there_and_the_speech_goes_
     assert (reply.speaker, reply.kind) == (PROVER, "poi_reply")
     assert reply.text == "One. Two. Three."  # cut to poi_reply_sentences (3)
     resumed = next(e for e in after if isinstance(e, UtteranceResumed))
-    assert resumed.mode == "continue"
-    spoken = [u.text for u in of_type(events, UnitDisclosed) if u.utterance_id == opening.utterance_id]
-    assert tuple(spoken) == units  # continue: the prepared speech unchanged
+    assert resumed.mode == "continue" and not of_type(events, UtteranceRevised)  # the same generation goes on
     decisions = [d for d in of_type(events, ListenerDecision) if d.utterance_id == opening.utterance_id]
     assert len(decisions) == len(units) - 1  # one check between every two chunks
     assert [d.interrupt for d in decisions] == [i == k - 1 for i in range(len(units) - 1)]
@@ -115,20 +132,79 @@ def test_a_point_raised_at_chunk_k_interrupts_exactly_there_and_the_speech_goes_
 
 def test_regenerate_rewrites_the_rest_from_the_disclosed_prefix_with_the_exchange_in_view():
     script = Script(points=[2])
-    events = run(config("british", resume="regenerate"), script)
+    events = run(config("british"), script)  # resume=regenerate: the default (paper §3.2)
     units = opening_units()
     resumed = of_type(events, UtteranceResumed)[0]
     revised = of_type(events, UtteranceRevised)[0]
-    assert resumed.mode == "regenerate"
-    assert revised.discarded == units[2:]
-    assert revised.units == CharRuleChunker().split(REST)
+    assert resumed.mode == "regenerate" and revised.streaming
     opening_id = revised.utterance_id
-    spoken = [u.text for u in of_type(events, UnitDisclosed) if u.utterance_id == opening_id]
-    assert tuple(spoken) == units[:2] + revised.units
+    assert spoken(events, opening_id) == units[:2] + CharRuleChunker().split(REST)
     request = next(r for r in script.requests if r.kind == "resume")
-    assert request.assistant_prefix.strip() == " ".join(units[:2])  # continues what was said, nothing more
+    assert request.assistant_prefix == " ".join(units[:2]) + " "  # continues what was said, nothing more
     prompt = request.messages[-1].content
     assert "objection 2." in prompt and "One. Two. Three." in prompt
+    # what the opening's generation had produced past the point was generated, never said, and recorded
+    unsaid = " ".join((*revised.discarded, revised.unfinished)).strip()
+    assert unsaid and unsaid not in " ".join(spoken(events, opening_id))
+    assert OPENING.endswith(unsaid) is False and unsaid in OPENING
+    end = events[-1]
+    assert end.final_answer == "B" and end.stats.revisions == 1
+
+
+def test_the_opening_is_generated_as_it_streams_and_a_point_stops_its_generation_there():
+    """§4.2: the prover's output is an incremental stream; a point halts generation at the chunk it follows."""
+    script = Script(points=[1])
+    events = run(config("british", stream_tokens=5), script)
+    steps = [r for r in script.requests if r.kind == "streamed_opening"]
+    assert len(steps) > 2 and all(r.sampling.max_new_tokens == 5 for r in steps)
+    assert [r.assistant_prefix for r in steps[1:]] == [
+        "".join(str(continuing(OPENING, r).text) for r in steps[:i]) for i in range(1, len(steps))
+    ]  # each step continues exactly what the steps before it generated
+    cut = of_type(events, Interrupted)[0]
+    first_chunk = opening_units()[0]
+    before = generated(events, cut.utterance_id, before=cut)
+    assert before.startswith(first_chunk) and len(scripted_tokens(before[len(first_chunk) :])) <= 5
+    assert cut.unfinished == before[len(first_chunk) :]  # generated past the point, held, then discarded
+    resumes = [r for r in script.requests if r.kind == "resume"]
+    assert resumes[0].assistant_prefix == first_chunk + " " and all(r.sampling.max_new_tokens == 5 for r in resumes)
+    assert script.requests.index(resumes[0]) > script.requests.index(steps[-1])  # no opening step after the point
+
+
+@pytest.mark.parametrize("step", [1, 3, 16, 400])
+def test_a_streamed_speech_says_the_same_whatever_its_step(step):
+    events = run(config("british", stream_tokens=step), Script())
+    opening = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "opening")
+    assert spoken(events, opening.utterance_id) == opening_units()
+    assert generated(events, opening.utterance_id) == OPENING + "\nProposed Answer: B"
+    extended = [e for e in of_type(events, UtteranceExtended) if e.utterance_id == opening.utterance_id]
+    assert opening.streaming is (step < 100) and (not extended or extended[-1].ended)
+
+
+def test_after_a_conceded_point_the_refuted_claim_is_not_said_in_the_resumed_speech():
+    """The issue's must-show (#25): the scripted demo's prover concedes a point of information and its speech is
+    regenerated from what it had said, so the claims the point refuted are never said; with resume=continue
+    (the authors' code) the prepared speech goes on and says them."""
+    refuted = ("A gas produced on that scale must make up most of the air", "So oxygen is the largest share")
+
+    def debate(**params):
+        cfg = DebateConfig(question=DEMO_QUESTION, agents=(AgentSpec(name=PROVER), AgentSpec(name=CRITIC)),
+                           protocol="parliament", variant="british", params=params)  # fmt: skip
+        return run(cfg, ParliamentDemo(cfg).reply)
+
+    events = debate()
+    point = of_type(events, Intervention)[0]
+    assert "says nothing about how much of the air it makes up" in point.text
+    reply = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "poi_reply")
+    assert reply.text.startswith("Fair: production is not the same as share")  # conceded
+    opening = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "opening")
+    said = spoken(events, opening.utterance_id)
+    after = " ".join(said[point.unit_index + 1 :])
+    assert after and not any(claim in after for claim in refuted)
+    assert "nitrogen comes first" in after and events[-1].final_answer == "B"
+    assert refuted[1] not in generated(events, opening.utterance_id)  # cut before the generation got there
+    before = debate(resume="continue")
+    said_before = spoken(before, opening.utterance_id)
+    assert all(claim in " ".join(said_before[point.unit_index + 1 :]) for claim in refuted)
 
 
 def test_regenerate_needs_a_backend_that_continues_a_partial_reply():
@@ -136,7 +212,9 @@ def test_regenerate_needs_a_backend_that_continues_a_partial_reply():
         capabilities = frozenset()
 
     with pytest.raises(CapabilityError, match="continuation"):
-        Debate(config("british", resume="regenerate"), NoContinuation(Script()))
+        Debate(config("british"), NoContinuation(Script()))
+    events = run(config("british", resume="continue"), Script(points=[1]))  # the code's form needs none
+    assert of_type(events, UtteranceResumed)[0].mode == "continue"
 
 
 def test_the_cap_bounds_points_per_speech_and_the_critic_is_not_asked_past_it():
@@ -191,7 +269,7 @@ def test_congress_runs_its_rounds_of_critique_and_rebuttal_then_the_final_answer
 
 def test_socratic_turns_ask_one_question_per_round_and_the_student_revises():
     script = Script()
-    events = run(config("socratic", socratic_rounds=2), script)
+    events = run(config("socratic", socratic_mode="turns", socratic_rounds=2), script)
     kinds = [(u.speaker, u.kind) for u in of_type(events, UtteranceGenerated)]
     assert kinds == [
         (PROVER, "answer"), (CRITIC, "question"), (PROVER, "revision"),
@@ -203,16 +281,18 @@ def test_socratic_turns_ask_one_question_per_round_and_the_student_revises():
 
 def test_socratic_streaming_puts_a_question_without_taking_the_floor_and_the_rest_is_revised():
     script = Script(points=[1])
-    events = run(config("socratic", socratic_mode="streaming"), script)
+    events = run(config("socratic"), script)  # socratic_mode=streaming: the default (paper §3.3)
     question = of_type(events, Intervention)[0]
     assert (question.kind, question.blocking, question.unit_index) == ("question", False, 0)
     assert not of_type(events, Interrupted) and not of_type(events, UtteranceResumed)  # never halts
     revised = of_type(events, UtteranceRevised)[0]
-    assert revised.reason.startswith("question: objection 1.")
+    assert revised.reason.startswith("question: objection 1.") and revised.streaming
     answer = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "answer")
-    spoken = [u.text for u in of_type(events, UnitDisclosed) if u.utterance_id == answer.utterance_id]
-    assert spoken[1:] == list(revised.units)
+    said = spoken(events, answer.utterance_id)
+    assert said[1:] == CharRuleChunker().split(REST.replace("Proposed", "Provisional"))
     assert events[events.index(question) + 1] is revised  # revised before the next chunk is disclosed
+    request = next(r for r in script.requests if r.kind == "revise_rest")
+    assert request.assistant_prefix == said[0] + " " and "objection 1." in request.messages[-1].content
     cause = next(u for u in of_type(events, AnswersUpdated) if u.cause == "answer")
     assert cause.answers[0].answer == "B"
 
@@ -240,7 +320,7 @@ def test_a_speech_without_an_answer_line_is_kept_and_the_answer_stays_noted():
     script = Script()
 
     def respond(request):
-        if request.kind == "opening":
+        if request.kind == "streamed_opening":
             return "Plain words with no answer line at all, long enough to be a chunk. And a second sentence here."
         if request.kind == "final":
             return "I cannot decide."
@@ -250,6 +330,7 @@ def test_a_speech_without_an_answer_line_is_kept_and_the_answer_stays_noted():
     opening = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "opening")
     assert opening.units and opening.structured == {"problem": opening.structured["problem"]}
     assert "no Proposed Answer line" in opening.structured["problem"]
+    assert not [u for u in of_type(events, AnswersUpdated) if u.cause == "opening"]  # the answer stays as it was
     final = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "final")
     assert final.error and "no final answer" in final.error  # recorded; the fallback is the prover's answer
     end = events[-1]
@@ -305,8 +386,9 @@ def test_a_person_as_prover_writes_the_speech_and_answers_the_critics_point():
     seat = HumanSeat(PROVER, channel, timeout_s=HANG_GUARD_S, live=True)
     debate = Debate(config("british", agents=agents), ScriptedBackend(Script(points=[1])), seats={PROVER: seat})
     answers = {
-        "opening": {"speech": OPENING, "answer": "B"},
+        "streamed_opening": {"speech": OPENING, "answer": "B"},
         "poi_reply": {"reply": "Fair, but beta is still second."},
+        "resume": {"rest": ""},  # blank: the rest as written
         "final": {"answer": "B"},
     }
     asked = []
@@ -324,9 +406,10 @@ def test_a_person_as_prover_writes_the_speech_and_answers_the_critics_point():
     events = debate.run()
     channel.close()
     thread.join(5)
-    assert asked == ["opening", "poi_reply", "final"]
+    assert asked == ["streamed_opening", "poi_reply", "resume", "final"]
     opening = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "opening")
-    assert opening.text.endswith("Proposed Answer: B") and len(opening.units) > 2
+    assert opening.text.endswith("Proposed Answer: B") and len(opening.units) > 2 and not opening.streaming
+    assert spoken(events, opening.utterance_id) == opening.units  # a person's rest left blank: as written
     reply = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "poi_reply")
     assert reply.text == "Fair, but beta is still second."
     assert events[-1].final_answer == "B"
