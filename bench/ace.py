@@ -8,9 +8,12 @@ the backend computed (the rest came from its prefix cache), the mean
 generated tokens and seconds per call; then per variant the debate's totals
 (rounds run, prompt and generated tokens, wall seconds). The request kinds
 are read from the events that carry their generation (a debater's reply, an
-analysis, a composed action).
+analysis, a composed action). Every request carries its JSON schema
+(``constrained=true``: the 135M model breaks JSON without it, and unusable
+replies would measure the fallbacks); ``--unconstrained`` measures the
+paper's prompt-only JSON, ACE's default.
 
-    python bench/ace.py [--questions 2] [--rounds 3]
+    python bench/ace.py [--questions 2] [--rounds 3] [--unconstrained]
 """
 
 from __future__ import annotations
@@ -41,10 +44,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--unconstrained", action="store_true", help="no JSON schema (the paper's way)")
     args = parser.parse_args()
     backend = make_backend(BackendSpec("transformers"))
     items = mmlu_items(args.questions, seed=11)
-    print(f"{backend.model_id}; {args.questions} MMLU questions; at most {args.rounds} rounds\n")
+    schema = "no JSON schema" if args.unconstrained else "JSON schemas enforced"
+    print(f"{backend.model_id}; {args.questions} MMLU questions; at most {args.rounds} rounds; {schema}\n")
     print(f"{'variant':<11} {'kind':<16} {'calls':>5} {'prompt':>7} {'computed':>8} {'generated':>9} {'s/call':>7}")
     totals: list[str] = []
     for variant in VARIANTS:
@@ -56,7 +61,7 @@ def main() -> None:
                 agents=agents_for("ace", variant),
                 protocol="ace",
                 variant=variant,
-                params={"rounds": args.rounds},
+                params={"rounds": args.rounds, "constrained": not args.unconstrained},
                 max_new_tokens=320,
             )
             started = time.perf_counter()

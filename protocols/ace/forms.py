@@ -1,9 +1,9 @@
 """ACE's request kinds: answers, the observer's analysis and pick, composed acts, executed actions.
 
 What it does: builds the ``Form`` kinds the debate asks, each rendering its
-template from ``prompts/`` and constrained by a JSON schema where the backend
-supports constrained decoding (unless ``constrained`` is off: the paper only
-asks for JSON in the prompt, and the prompts ask for it either way):
+template from ``prompts/``, whose prompt asks for JSON (as the paper's do);
+with ``constrained`` on (this project's option) each also carries its JSON
+schema, which a backend with constrained decoding enforces:
 
 * ``answer`` (round 1, and the parallel baseline's first answer) and
   ``revise`` (the parallel baseline's later rounds): ``{"answer",
@@ -335,7 +335,8 @@ def _unconstrained(view: AceView) -> None:
 
 
 def ace_forms(params: AceParams) -> AceForms:
-    """Every form for ``params``; with ``constrained`` off no form sends its schema (the prompts ask for JSON)."""
+    """Every form for ``params``; with ``constrained`` off (the default, the paper) no form sends its schema
+    (the prompts ask for JSON either way)."""
     answer_cap = params.answer_tokens
     forms = AceForms(
         answer=stance_form("answer", "a first answer with its explanation", "answer", answer_cap, comments=False),

@@ -23,11 +23,12 @@ debate and of its parallel baseline, each overridable from a configuration's
 * ``answer_tokens`` (320), ``analyze_tokens`` (256), ``compose_tokens`` (160)
   and ``pick_tokens`` (32): generation caps of each step (the debate's
   ``max_new_tokens`` still caps them all);
-* ``constrained`` (true): each request carries its JSON schema, which a
-  backend with constrained decoding enforces. The paper only asks for JSON
-  in the prompt (GPT-3.5 wrote it unaided); small open models break it
-  without the schema, so the project constrains by default, and
-  ``constrained=false`` sends the prompts alone, as the paper.
+* ``constrained`` (false, the paper): the prompts ask for JSON and nothing
+  more, as the paper's (GPT-3.5 wrote it unaided); a reply that is not
+  usable JSON is read leniently or falls back as ``forms`` documents, and
+  the mistake is recorded on its event. ``constrained=true`` (this
+  project's option) sends each request's JSON schema, which a backend with
+  constrained decoding enforces: small open models break JSON without it.
 
 The variant names the ablation (``ace``, ``no_analyze``, ``no_compose``,
 ``no_execute``) or the baseline (``parallel``), so that a study compares them
@@ -58,4 +59,4 @@ class AceParams(ProtocolParams):
     analyze_tokens: int = Field(256, ge=16, le=8_192, description="token cap of the observer's analysis")
     compose_tokens: int = Field(160, ge=16, le=8_192, description="token cap of a composed action")
     pick_tokens: int = Field(32, ge=4, le=512, description="token cap of the observer's pick")
-    constrained: bool = Field(True, description="send each reply's JSON schema (false: the prompt alone, as the paper)")
+    constrained: bool = Field(False, description="send each reply's JSON schema (false: the prompt alone, the paper)")

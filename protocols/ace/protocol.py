@@ -55,7 +55,7 @@ class AceProtocol(Protocol):
     Params = AceParams
     roles: ClassVar[tuple[RoleSpec, ...]] = (DEBATER, OBSERVER)
     min_agents = 2
-    study_temperature = 0.0  # Section 4.1: "set the temperature of LLMs to 0.0"
+    study_temperature = 0.0  # Implementation Details (sections unnumbered): "set the temperature of LLMs to 0.0"
 
     def __init__(self, variant: str, params: ProtocolParams) -> None:
         super().__init__(variant, params)

@@ -6,7 +6,8 @@ that read a model's raw output into them, raising ``FormInvalid`` with what is
 wrong so that the form's documented fallback applies (``forms`` lists them):
 ``read_stance`` (JSON, or text with an ``Answer:`` line, numbered or bulleted
 items and a ``Comment:`` line; items capped in number and length, an answer
-naming no option keeping the previous one), ``parse_analysis`` (item pairs
+naming no option keeping the previous one; a reply read as text is noted
+as not JSON), ``parse_analysis`` (item pairs
 naming missing items dropped and noted), ``composition_parser`` (unknown acts
 replaced by the library's defaults, noted) and ``parse_pick``. It also holds
 the limits and schema pieces the forms share (``item_chars``: the longest
@@ -35,6 +36,9 @@ ANSWER_LINE = re.compile(r"^[\s>*_#-]*(?:final\s+)?answer[\s*_]*[:：][\s*_]*(?P
 _COMMENT_LINE = re.compile(r"^[\s>*_#-]*comments?[\s*_]*[:：][\s*_]*(?P<value>.+?)\s*$", re.I | re.M)
 _ITEM_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+(?P<value>\S.*?)\s*$", re.M)
 PAIR = re.compile(r"^\s*(\d+)\s*[-/:,]\s*(\d+)\s*$")
+# A reply read as text because it holds no JSON object: a mistake of the format the prompt asked for, noted on its
+# event (with ``constrained`` off, the paper's way, a model may answer in prose)
+NOT_JSON = "not JSON: "
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +141,7 @@ def read_stance(raw: str, view: AceView, chars: int, *, comments: bool) -> tuple
         items = [str(x) for x in found] if isinstance(found, list) else str(found or "").splitlines()
         comment = data.get("comments") if isinstance(data.get("comments"), str) else ""
     else:
+        notes.append(NOT_JSON + "read by its Answer line and items")
         lines = ANSWER_LINE.findall(raw)
         said = lines[-1] if lines else None
         items = _ITEM_LINE.findall(raw)
@@ -242,6 +247,7 @@ def composition_parser(stance_chars: Callable[[AceView], int] | None) -> Callabl
             found_peer = _mentioned(raw, view.library.names("peer"))
             if found_self is None and found_peer is None:
                 raise FormInvalid("no act of the library named in the output")
+            notes.append(NOT_JSON + "the acts read by the names it mentions")
             self_act = _act_or_default(found_self, view, "self", notes)
             peer_act = _act_or_default(found_peer, view, "peer", notes)
             action = " ".join(ANSWER_LINE.sub("", raw).split())[:MAX_ACTION_CHARS]
@@ -259,7 +265,7 @@ def pick_choices(view: AceView) -> tuple[str, ...]:
 
 
 def parse_pick(raw: str, view: AceView) -> tuple[str | None, str | None]:
-    note = None
+    note: str | None = NOT_JSON + "the answer read from the text"
     said: object = raw.strip()
     found_json = json_in(raw, "answer")
     if found_json is not None:

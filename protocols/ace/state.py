@@ -5,8 +5,9 @@ debate's debaters and observer, keeps each debater's last public reply
 (``Stance``) and the comments addressed to it, and the round; builds every
 request's ``AceView``; asks seats one request kind (the round as nonce);
 and publishes a round's replies: the kernel's ``say`` (one unit per line:
-each explanation item, the comment, the answer line), their disclosure in
-that round's turn, and the debaters' answers updated.
+each explanation item, the comment, the answer line; the reply's structure,
+with how it was read when that needed a note, on the utterance), their
+disclosure in that round's turn, and the debaters' answers updated.
 
 What it does not do: decide the order of a debate (Analyze, Compose,
 Execute, the final answer: ``loop``), parse or word anything (``forms``,
@@ -79,7 +80,10 @@ class Circle:
             reply = replies[name]
             stance = reply.value
             text = reply.map(stance_text)
-            yield table.say(name, text, chunker=LINES, kind=kind, role="debater", structured=stance.structured())
+            structured = stance.structured()
+            if reply.note:  # how the reply was read (not JSON, an answer naming no option, ...): kept on the event
+                structured["note"] = reply.note
+            yield table.say(name, text, chunker=LINES, kind=kind, role="debater", structured=structured)
             yield from table.disclose_rest(table.holder)
             self.stances[name] = stance
         self.comments = {

@@ -67,7 +67,7 @@ class HandRaiserProtocol(Protocol):
     Params = HandRaiserParams
     roles: ClassVar[tuple[RoleSpec, ...]] = (PRO, CON, MODERATOR)
     min_agents = 3
-    study_temperature = 0.7  # Appendix D: "the default value of 0.7 during inference"
+    study_temperature = 0.7  # App. C.5: "The temperature is set to the default value of 0.7 during inference"
 
     @property
     def settings(self) -> HandRaiserParams:

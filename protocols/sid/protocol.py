@@ -57,7 +57,10 @@ class SidProtocol(Protocol):
     variants = ("sid", "mad", "compress", "exit", "sid_c", "no_expand")
     Params = SidParams
     min_agents = 2
-    study_temperature = 0.0  # the paper states none (it follows Du et al.); greedy, as a study of it ran
+    # The paper states none; the authors' code samples with each model's own generation config (xuhang2019/SID
+    # scripts/models.py L82-83: GenerationConfig.from_pretrained; scripts/exp_llm.py L89-90 changes only
+    # max_new_tokens): the backend's default, which vLLM takes from that config (in process: 1.0, no top-p)
+    study_temperature = None
 
     def __init__(self, variant: str, params: ProtocolParams) -> None:
         super().__init__(variant, params)

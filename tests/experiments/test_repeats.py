@@ -135,8 +135,9 @@ def test_each_system_samples_at_its_protocols_study_temperature_unless_one_is_gi
     systems = ("parliament/british", "kimura/interruptible", "handraiser/prompted", "ace/ace", "sid/sid")
     item = Item("mmlu", "mmlu:0:x", "toy", QUESTION)
     spec = CompareSpec(experiment_id="t", systems=systems)
-    # the papers: the API's default (none sent), Table IV's 0.3, 0.7 at inference, 0.0, none stated (greedy)
-    assert [spec.config(item, s).temperature for s in systems] == [None, 0.3, 0.7, 0.0, 0.0]
+    # the papers: the API's default (none sent), Table IV's 0.3, 0.7 at inference (App. C.5), 0.0; SID's states none
+    # and its authors' code samples with the model's own generation config: the backend's default (none sent)
+    assert [spec.config(item, s).temperature for s in systems] == [None, 0.3, 0.7, 0.0, None]
     shared = CompareSpec(experiment_id="t", systems=systems, temperature=0.5)
     assert {shared.config(item, s).temperature for s in systems} == {0.5}
     stored = CompareSpec.model_validate(spec.model_dump(mode="json"))

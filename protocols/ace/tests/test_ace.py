@@ -226,7 +226,7 @@ def test_a_researcher_adds_an_act_in_a_file_and_debaters_are_offered_it(tmp_path
     )
     path = tmp_path / "acts.toml"
     path.write_text(text, encoding="utf-8")
-    cfg = config(acts=str(path))
+    cfg = config(acts=str(path), constrained=True)  # the schema's enums too
     script = Recording(
         cfg, compose=lambda r: json.dumps({"self_act": "concede", "peer_act": "withhold", "action": "x"})
     )
@@ -259,12 +259,12 @@ def test_a_broken_library_is_refused_before_the_debate_starts(tmp_path, text, me
         Debate(config(acts=str(path)), ScriptedBackend(lambda r: ""))
 
 
-# -- every step is constrained, and read with a fallback ------------------------------------------------------------
+# -- every step asks for JSON (constrained by its schema with constrained=true), and is read with a fallback ----------
 def test_every_step_asks_for_json_constrained_by_a_schema():
-    cfg = config("no_analyze", rounds=2)
+    cfg = config("no_analyze", rounds=2, constrained=True)
     script = Recording(cfg)
     run(cfg, script)
-    cfg2 = config()
+    cfg2 = config(constrained=True)
     script2 = Recording(cfg2)
     run(cfg2, script2)
     by_kind = {r.kind: r.json_schema for r in script.requests + script2.requests}
@@ -302,6 +302,50 @@ def test_a_broken_analysis_never_ends_the_debate():
     assert all(not a.valid and not a.stop for a in analyses)
     assert analyses[0].findings["pairs"][0]["answers_agree"] is False  # compared directly
     assert events[-1].reason == EndReason.ROUNDS
+
+
+def test_broken_json_without_a_schema_is_recorded_on_its_event_and_the_debate_goes_on_with_its_fallbacks():
+    cfg = config(rounds=2)  # the default: no schema sent, as the paper
+
+    def answer(request) -> str:
+        if "You are Ann" in request.messages[0].content:
+            return "1. Air is mostly nitrogen.\n2. Oxygen comes second.\nAnswer: (B)"  # prose, not JSON
+        return '{"answer": "A", "explanation": ["x"'  # JSON cut short
+
+    script = Recording(
+        cfg,
+        answer=answer,
+        analyze='{"answers_agree": false, "stop": tru',
+        compose='{"self_act": "adapt", "peer_act"',
+        execute='{"answer": "C" "explanation": []}',
+        pick='{"answer": ',
+    )
+    events = run(cfg, script)
+    assert all(r.json_schema is None for r in script.requests)
+    ann, ben = of_type(events, UtteranceGenerated)[:2]
+    assert ann.error is None and ann.structured["answer"] == "B"  # prose is read by its Answer line and items,
+    assert ann.structured["note"].startswith("not JSON")  # and the utterance says it was not JSON
+    assert ben.error.startswith("invalid JSON") and ben.raw.startswith('{"answer": "A"')  # round 1: no answer
+    assert ben.structured["answer"] is None
+    analysis = of_type(events, AnalysisMade)[0]
+    assert (analysis.valid, analysis.stop) == (False, False) and analysis.error.startswith("invalid JSON")
+    assert analysis.raw == '{"answers_agree": false, "stop": tru'  # a broken analysis never ends the debate
+    composed = of_type(events, ActionComposed)
+    assert all(not c.valid and c.error.startswith("invalid JSON") and c.raw for c in composed)
+    assert {c.acts for c in composed} == {("retain", "withhold")}  # the documented fallback acts
+    executed = [u for u in of_type(events, UtteranceGenerated) if u.kind == "execute"]
+    assert all(u.error.startswith("invalid JSON") and u.raw == '{"answer": "C" "explanation": []}' for u in executed)
+    assert [u.structured["answer"] for u in executed] == ["B", None]  # each debater's previous reply stands
+    end = events[-1]
+    assert (end.reason, end.final_answer, end.rule) == (EndReason.ROUNDS, "B", "majority")  # no usable pick
+
+
+def test_a_reply_in_prose_is_noted_as_not_json_on_its_event():
+    cfg = config(rounds=2)
+    events = run(cfg, Recording(cfg, analyze=NEVER_STOP, compose="I will revise my answer and comment on item 2."))
+    composed = of_type(events, ActionComposed)
+    assert all(c.valid and c.acts == ("revise", "comment") and c.note.startswith("not JSON") for c in composed)
+    assert all("note" not in u.structured for u in of_type(events, UtteranceGenerated))  # JSON replies: no note
 
 
 def test_item_pairs_naming_missing_items_are_dropped_and_noted():

@@ -5,19 +5,22 @@ from __future__ import annotations
 from debate_core import AgentSpec
 from experiments.compare import agents_for
 from protocols.ace.library import load_library
+from protocols.ace.params import AceParams
 from protocols.ace.tests.test_ace import NEVER_STOP, STUBBORN, Recording, config, run
 
 
-def test_constrained_false_sends_no_schema_and_the_prompts_still_ask_for_json():
-    cfg = config(constrained=False)
+def test_by_default_no_schema_is_sent_and_the_prompts_ask_for_json_as_the_paper():
+    assert AceParams().constrained is False
+    cfg = config()
     script = Recording(cfg)
     events = run(cfg, script)
     assert script.requests and all(r.json_schema is None for r in script.requests)
     assert all("JSON object" in r.messages[-1].content for r in script.requests)
-    assert events[-1].final_answer == "B"  # the same debate, read from the same JSON replies
-    constrained = Recording(config())
-    run(config(), constrained)
-    assert all(r.json_schema for r in constrained.requests)  # the default sends every schema
+    assert events[-1].final_answer == "B"
+    constrained = Recording(config(constrained=True))
+    assert run(config(constrained=True), constrained)[-1].final_answer == "B"  # the same debate, the same replies
+    assert all(r.json_schema for r in constrained.requests)  # the option sends every request's schema
+    assert [r.kind for r in constrained.requests] == [r.kind for r in script.requests]
 
 
 def test_a_study_seats_two_debaters_and_an_observer_and_three_debaters_for_the_parallel_baseline():
