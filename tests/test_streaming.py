@@ -1,12 +1,14 @@
 """Speech generated as it is disclosed (``kernel.streaming``): what is said, what is generated, what a cut stops.
 
 A small protocol (``Monologue``) has one speaker say one utterance through ``say_streaming`` and a
-listener who may cut it off after a given unit; the scripted backend plays a model that generates a
-fixed text in steps (``continuing``). The kernel's stream checker reads every stream.
+listener who may cut it off after a given unit, or suspend it there and have it go on with a new
+generation (``resume_streaming``); the scripted backend plays a model that generates a fixed text in
+steps (``continuing``). The kernel's stream checker reads every stream.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -14,6 +16,7 @@ from typing import Any, Literal
 import pytest
 
 from debate_core import AgentSpec, Debate, DebateConfig, HumanChannel, HumanSeat, Message, ScriptedBackend, SeatKind
+from debate_core.backends.base import Capability
 from debate_core.backends.scripted import continuing, scripted_tokens
 from debate_core.errors import ImpossibleEvent
 from debate_core.events import (
@@ -25,9 +28,11 @@ from debate_core.events import (
     UtteranceCompleted,
     UtteranceExtended,
     UtteranceGenerated,
+    UtteranceRevised,
 )
 from debate_core.kernel import CharRuleChunker, FieldSpec, Floor, Form, LineChunker, Streamed, Table, single
-from debate_core.kernel.streaming import open_start
+from debate_core.kernel.forms import FormInvalid
+from debate_core.kernel.streaming import after_said, open_start
 from debate_core.protocols import Protocol, ProtocolParams, RoleSpec, registry
 from debate_core.protocols.consistency import check_stream
 from tests.conftest import HANG_GUARD_S, QUESTION, of_type
@@ -56,9 +61,38 @@ SPEAK: Form[Seen, str] = Form(
 )
 
 
+@dataclass(frozen=True)
+class Going:
+    agent: str
+    said: str
+
+
+def _rest(raw: str, going: Going) -> tuple[str, str | None]:
+    if not raw.strip():
+        raise FormInvalid("an empty rest")
+    return raw.strip(), None
+
+
+GO_ON: Form[Going, str] = Form(
+    "go_on",
+    "the rest of the utterance",
+    lambda going: (Message("system", "You speak."), Message("user", "Speak.")),
+    _rest,
+    lambda going: "",
+    lambda going: (FieldSpec("text", "text", "The rest"),),
+    lambda values, going: values["text"],
+    assistant_prefix=lambda going: going.said + " ",
+    cacheable=False,
+)
+WORDED = dataclasses.replace(GO_ON, said_in_prompt=lambda going, said: (Message("user", f"Go on after: {said}"),))
+REST = "Argon is third. Everything else is a trace by comparison, whatever is measured."
+
+
 class MonologueParams(ProtocolParams):
     step: int = 4
     cut_after: int | None = None  # the listener cuts the speaker off after this many units
+    resume_after: int | None = None  # or suspends it there, and the speaker goes on with a new generation
+    worded: bool = False  # the going-on form words its continuation in the prompt itself
     chunker: Literal["chars", "tight", "lines"] = "chars"
 
 
@@ -82,6 +116,12 @@ class Monologue(Protocol):
         floor = yield from table.say_streaming(speaker, streamed, role="speaker")
 
         def listen(floor: Floor) -> Generator[Event, None, bool]:
+            if floor.disclosed == params.resume_after:
+                yield table.cut(listener, keep="suspend", floor=floor)
+                going = Going(speaker, " ".join(floor.units[: floor.disclosed]))
+                form = WORDED if params.worded else GO_ON
+                yield from table.resume_streaming(floor, Streamed(form, going, CHUNKERS[params.chunker], params.step))
+                return False
             if floor.disclosed != params.cut_after:
                 return False
             yield table.cut(listener, floor=floor)
@@ -206,3 +246,78 @@ def test_the_checker_refuses_an_extension_after_the_generation_ended_and_a_compl
     )  # fmt: skip
     with pytest.raises(ImpossibleEvent, match=r"not fully disclosed|still being generated"):
         check_stream([*events[: events.index(early) + 1], completed])
+
+
+# -- going on after a suspension: a backend that continues a partial reply, and one that cannot ----------------
+
+
+class NoContinuation(ScriptedBackend):
+    """A plain chat API (the OpenAI API's GPT-4o-mini): everything but continuing a partial assistant reply."""
+
+    capabilities = frozenset(Capability) - {Capability.CONTINUATION}
+
+
+def going_on(backend_class: type[ScriptedBackend], **params: Any):
+    """The monologue suspended after its first unit and resumed; the model's text after it is REST."""
+    first = CharRuleChunker().split(TEXT)[0]
+    whole = f"{first} {REST}"  # what the speaker would say, the first unit already said
+    backend = backend_class(lambda r: continuing(TEXT if r.kind == "speak" else whole, r))
+    events, _ = speak(backend=backend, resume_after=1, **params)
+    return events, backend, first
+
+
+def test_a_backend_that_continues_goes_on_from_what_was_said_as_its_own_partial_reply():
+    events, backend, first = going_on(ScriptedBackend, step=4)
+    [revised] = of_type(events, UtteranceRevised)
+    assert revised.streaming and revised.continued == "prefill"
+    steps = [r for r in backend.requests if r.kind == "go_on"]
+    assert steps[0].assistant_prefix == first + " " and all(r.sampling.max_new_tokens == 4 for r in steps)
+    assert all("You have said so far" not in m.content for r in steps for m in r.messages)
+    assert said(events) == (first, *CharRuleChunker().split(REST))
+
+
+@pytest.mark.parametrize("worded", [False, True])
+def test_a_backend_that_cannot_continue_goes_on_from_what_was_said_in_its_prompt(worded):
+    """#25: a plain chat API cannot continue a partial reply, so the new generation is asked once with what was
+    said in its prompt (the form's own wording, or the kernel's), and its answer is the rest, less what it
+    repeated of what was said; the revision records that it went on in the prompt."""
+    events, backend, first = going_on(NoContinuation, worded=worded)
+    [opening] = of_type(events, UtteranceGenerated)
+    assert not opening.streaming  # generated whole: steps need a continuation
+    [revised] = of_type(events, UtteranceRevised)
+    assert revised.streaming and revised.continued == "prompt"
+    assert revised.discarded == CharRuleChunker().split(TEXT)[1:]  # the rest it had generated, never said
+    [request] = [r for r in backend.requests if r.kind == "go_on"]  # one call: the rest whole
+    assert request.assistant_prefix == "" and request.cache_key is None
+    prompt = request.messages[-1].content
+    if worded:
+        assert request.messages == (Message("user", f"Go on after: {first}"),)
+    else:
+        assert prompt == f'Speak.\n\nYou have said so far:\n"{first}"\n\n' + (
+            "Continue from exactly there: write only what comes next, without repeating what you have said."
+        )
+    # the model repeated what it had said; only the rest is said after it
+    assert said(events) == (first, *CharRuleChunker().split(REST))
+    ended = of_type(events, UtteranceExtended)[-1]
+    assert ended.ended and ended.raw == f"{first} {REST}" and ended.text == REST
+    assert isinstance(events[-1], DebateEnded) and events[-1].reason == EndReason.PHASES_DONE
+
+
+def test_a_continuation_in_the_prompt_drops_what_it_repeats_of_what_was_said_and_nothing_else():
+    said_ = "Nitrogen is first.  It is 78\npercent."
+    assert after_said("Nitrogen is first. It is 78 percent. Oxygen is second.", said_) == "Oxygen is second."
+    assert after_said("  Oxygen is second.", said_) == "  Oxygen is second."  # no repetition: as answered
+    assert after_said("Nitrogen is first. It is 78 percentages.", "Nitrogen is first. It is 78 percent") == (
+        "Nitrogen is first. It is 78 percentages."
+    )  # a word that only begins like the last one said is not a repetition of it
+    assert after_said("Anything.", "  ") == "Anything."
+
+
+def test_a_continuation_in_the_prompt_that_says_nothing_ends_the_utterance_where_it_was_and_is_recorded():
+    backend = NoContinuation(lambda r: continuing(TEXT, r) if r.kind == "speak" else "   ")
+    events, _ = speak(backend=backend, resume_after=1)
+    first = CharRuleChunker().split(TEXT)[0]
+    assert said(events) == (first,)  # not the rest it had prepared: that was discarded
+    ended = of_type(events, UtteranceExtended)[-1]
+    assert ended.ended and ended.text == "" and not ended.valid and ended.error == "an empty rest"
+    assert isinstance(events[-2], UtteranceCompleted)

@@ -337,6 +337,11 @@ class UtteranceRevised(ReplyBase):
     """The generated text past the last unit that the revision discarded (an utterance generated as it streams)."""
     streaming: bool = False
     """The new rest is generated as it is disclosed: ``units`` (those ready now), then ``UtteranceExtended``."""
+    continued: Literal["prefill", "prompt"] | None = None
+    """How a streamed rest goes on from what was said: ``prefill``, as the speaker's own partial reply continued
+    (the backend's ``CONTINUATION``), in steps; ``prompt``, what was said placed in the prompt and the answer
+    taken as the rest, whole (a backend that cannot continue a partial reply). None: a person writes the rest,
+    or not a streamed rest (a stream written before this field: ``prefill``)."""
 
 
 __all__ = [

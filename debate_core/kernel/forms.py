@@ -140,6 +140,13 @@ class Form(Generic[V, T]):
     person from their standing stance (the intent, urgency and answer they
     set with the page's live controls) without waiting: plans and yes/no
     decisions have one; kinds that need a person's words do not.
+
+    ``assistant_prefix`` (a continuation: the start of the model's own reply,
+    for a backend that continues a partial reply) has a prompt-based
+    counterpart, ``said_in_prompt(view, said)``: the request rendered with
+    what was said placed in its prompt, its answer taken as what follows, for
+    a backend that cannot (the streaming moves ask it; None: they add the
+    kernel's generic wording, ``streaming.said_in_prompt``, to ``render``).
     """
 
     kind: str
@@ -154,6 +161,7 @@ class Form(Generic[V, T]):
     schema: Callable[[V], Mapping[str, Any] | None] = _no_schema
     signals: Signals = NO_SIGNALS
     assistant_prefix: Callable[[V], str] = _no_prefix
+    said_in_prompt: Callable[[V, str], tuple[Message, ...]] | None = None
     token_cap: Callable[[DebateConfig], int] = _default_cap
     from_stance: Callable[[Mapping[str, Any], V], T] | None = None
     seed_salt: int | None = None

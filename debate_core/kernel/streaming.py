@@ -26,6 +26,13 @@ speaker has got to and what follows is generated with the objection in view:
   discarded (``UtteranceRevised`` records both), and a new generation
   continues from what was disclosed (``streamed.form``'s own assistant
   prefix: what the speaker said) with whatever the protocol put in its view.
+  A model seat whose backend cannot continue a partial reply continues in
+  its prompt instead: the form asked once, worded by its ``said_in_prompt``
+  (what was said placed in the prompt; without one, ``said_in_prompt`` here
+  adds a generic "You have said so far: ... Continue from exactly there" to
+  its messages), and the answer taken as the rest, less a repetition of what
+  was said at its start. ``UtteranceRevised.continued`` records which way
+  (``prefill`` or ``prompt``; None for a person, who writes the rest).
 
 ``cut`` stops the generation too (``Interrupted.unfinished`` records the text
 generated past the last unit); a suspended floor resumed with ``resume(floor)``
@@ -33,7 +40,8 @@ goes on generating where it stopped.
 
 A speaker who cannot stream answers the form whole and the utterance is said
 as ``say`` says it (not ``streaming``): a person (they write their words at
-once), or a model seat whose backend cannot continue a partial reply.
+once), or a model seat whose backend cannot continue a partial reply (after a
+resumption or a revision: continuing in its prompt, above).
 
 Every step is an ordinary ``ask``: its tokens are counted in the debate's
 costs, and each event records the steps it covers (``generation``: their
@@ -55,9 +63,9 @@ import dataclasses
 import re
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
-from debate_core.backends.base import Capability
+from debate_core.backends.base import Capability, Message
 from debate_core.config import DebateConfig
 from debate_core.events.codec import Event
 from debate_core.events.records import GenerationInfo, Source
@@ -71,6 +79,10 @@ from debate_core.kernel.speech import MAX_UTTERANCE_CHARS, FloorMoves
 _WORD = re.compile(r"\w+")
 _EDGES = re.compile(r"^\W+|\W+$")
 T = TypeVar("T")
+SAID_SO_FAR = (
+    'You have said so far:\n"{said}"\n\n'
+    "Continue from exactly there: write only what comes next, without repeating what you have said."
+)
 
 
 @dataclass(frozen=True)
@@ -110,6 +122,7 @@ class Generation:
     tokens: int = 0
     steps: int = 0
     unrecorded: str = ""  # generated since the utterance's last event
+    unrecorded_raw: str = ""  # the same as the model wrote it (a continuation in the prompt may repeat what was said)
     replies: list[FormResult[str]] = field(default_factory=list)  # steps since the last event
 
 
@@ -119,6 +132,42 @@ def _verbatim(raw: str, view: Any) -> tuple[str, str | None]:
 
 def _nothing(view: Any) -> str:
     return ""
+
+
+def said_in_prompt(messages: tuple[Message, ...], said: str) -> tuple[Message, ...]:
+    """The kernel's generic wording of a continuation in the prompt: ``messages`` with what was ``said`` (and
+    "continue from exactly there") at the end of the last user message, or as a user message of its own."""
+    note = SAID_SO_FAR.format(said=said.strip())
+    last = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
+    if last is None or last != len(messages) - 1:
+        return (*messages, Message("user", note))
+    return (*messages[:last], Message("user", f"{messages[last].content.rstrip()}\n\n{note}"))
+
+
+def prompted(form: Form[Any, Any], said: str) -> Form[Any, Any]:
+    """``form`` asked of a backend that cannot continue ``said`` (its assistant prefix): ``said`` in the prompt
+    (``form.said_in_prompt``, or the kernel's generic wording), no prefix, never cached; a reply the form
+    refuses says nothing more (as an empty step does), its error recorded. With nothing said, the form as it
+    is, less its prefix."""
+    if not said.strip():
+        return dataclasses.replace(form, assistant_prefix=_nothing)
+    own = form.said_in_prompt
+    render = form.render
+
+    def messages(view: Any) -> tuple[Message, ...]:
+        return own(view, said.strip()) if own is not None else said_in_prompt(render(view), said)
+
+    return dataclasses.replace(form, render=messages, assistant_prefix=_nothing, fallback=_nothing, cacheable=False)
+
+
+def after_said(text: str, said: str) -> str:
+    """``text`` less ``said`` where a model asked to go on from ``said`` began by repeating it (spacing aside)."""
+    words = said.split()
+    if not words:
+        return text
+    edge = r"(?!\w)" if words[-1][-1].isalnum() else ""  # "second" is not repeated by "secondary"
+    repeated = re.match(r"\s*" + r"\s+".join(map(re.escape, words)) + edge, text)
+    return text[repeated.end() :].lstrip() if repeated is not None else text
 
 
 def open_start(text: str, units: tuple[str, ...]) -> int:
@@ -170,6 +219,13 @@ class StreamMoves(FloorMoves):
         if not isinstance(self.seats.get(speaker), ModelSeat):
             return False
         return Capability.CONTINUATION in self.router.backend_for(speaker, self.roles.get(speaker)).capabilities
+
+    def continues_by(self, speaker: str) -> Literal["prefill", "prompt"] | None:
+        """How ``speaker``'s seat goes on from what it said: ``prefill`` (its own partial reply continued),
+        ``prompt`` (a model whose backend cannot: what was said placed in the prompt), None (a person)."""
+        if self.can_stream(speaker):
+            return "prefill"
+        return "prompt" if isinstance(self.seats.get(speaker), ModelSeat) else None
 
     def say_streaming(
         self,
@@ -224,7 +280,7 @@ class StreamMoves(FloorMoves):
             structured=self._read(generation) if ended and units else None,
             streaming=not ended and bool(units),
         )
-        generation.unrecorded, generation.replies = "", []
+        generation.unrecorded, generation.unrecorded_raw, generation.replies = "", "", []
         if not units:
             floor.open, floor.generation = False, None
         yield event
@@ -250,10 +306,10 @@ class StreamMoves(FloorMoves):
             source=generation.replies[0].source if generation.replies else Source.MODEL,
             valid=all(r.valid for r in generation.replies),
             error=next((r.error for r in generation.replies if r.error), None),
-            raw=generation.unrecorded,
+            raw=generation.unrecorded_raw,
             generation=merged(generation.replies),
         )
-        generation.unrecorded, generation.replies = "", []
+        generation.unrecorded, generation.unrecorded_raw, generation.replies = "", "", []
         if floor.done:
             yield self._complete(floor)
 
@@ -286,6 +342,7 @@ class StreamMoves(FloorMoves):
             reason=reason,
             unfinished=unfinished,
             streaming=True,
+            continued=self.continues_by(floor.speaker),
             source=Source.MODEL if isinstance(self.seats.get(floor.speaker), ModelSeat) else Source.HUMAN,
         )
 
@@ -320,12 +377,18 @@ class StreamMoves(FloorMoves):
                 return units, ended
 
     def _whole(self, floor: Floor, generation: Generation) -> bool:
+        """The whole (rest of the) utterance in one answer: a person's, or a model's whose backend cannot continue
+        a partial reply, which then goes on from what was said (``generation.prefix``) in its prompt."""
         spec = generation.spec
         view = spec.view
-        reply: FormResult[str] = self.ask(spec.form, [floor.speaker], lambda _: view, nonce=spec.nonce)[floor.speaker]
-        text = reply.value or ""
+        in_prompt = self.continues_by(floor.speaker) == "prompt"
+        said = generation.prefix if in_prompt else ""
+        form = prompted(spec.form, said) if in_prompt else spec.form
+        reply: FormResult[str] = self.ask(form, [floor.speaker], lambda _: view, nonce=spec.nonce)[floor.speaker]
+        text = after_said(reply.value or "", said) if said.strip() and reply.valid else reply.value or ""
         generation.text += text
         generation.unrecorded += text
+        generation.unrecorded_raw += reply.raw if reply.raw is not None else text
         generation.replies.append(reply)
         return True
 
@@ -348,6 +411,7 @@ class StreamMoves(FloorMoves):
         generation.steps += 1
         generation.text += piece
         generation.unrecorded += piece
+        generation.unrecorded_raw += piece
         generation.replies.append(reply)
         completion = reply.completion
         generation.tokens += max(1, completion.completion_tokens if completion is not None else 0)

@@ -32,8 +32,12 @@ puts them together), each rendering its template from ``prompts/``:
   text. Fallback: nothing said;
 * ``resume`` and ``revise_rest``: the prover continues its own partial reply
   (``assistant_prefix``: the speech disclosed so far) after a point or a
-  question, also as it is disclosed; fallback (and a person's blank answer):
-  the rest it had prepared, unchanged;
+  question, also as it is disclosed; on a backend that cannot continue a
+  partial reply (the plain OpenAI API), the same request with the speech so
+  far in its prompt instead (``said_in_prompt``: ``prompts/resume_prompted.txt``,
+  ``prompts/revise_rest_prompted.txt``, "You have said so far: ...
+  continue from exactly where you stopped"), its answer the rest; fallback
+  (and a person's blank answer): the rest it had prepared, unchanged;
 * ``final``: ``{"final_answer"}``; fallback: the prover's last answer.
 
 A person in either role fills the same forms: the speech and the answer (and
@@ -305,7 +309,9 @@ def continuation_form(kind: str, description: str, template: str, line: str, cap
     The prepared rest (``view.reply`` is the exchange; ``view.rebuttal`` holds
     the rest it had prepared) is the fallback, and what a person's blank
     answer keeps. A model is asked it in steps, as it is disclosed (the
-    kernel's ``resume_streaming`` and ``revise_streaming``).
+    kernel's ``resume_streaming`` and ``revise_streaming``); a model whose
+    backend cannot continue a partial reply is asked ``<template>_prompted``,
+    with what it said in the prompt, and its answer is the rest.
     """
 
     def parse(raw: str, view: RoleView) -> tuple[str, str | None]:
@@ -333,6 +339,7 @@ def continuation_form(kind: str, description: str, template: str, line: str, cap
         human_raw=lambda text: text,
         describe=lambda view: description,
         assistant_prefix=lambda view: view.speech.rstrip() + " ",
+        said_in_prompt=lambda view, said: render(f"{template}_prompted", view, speech=said.strip()),
         token_cap=lambda config: min(config.max_new_tokens, cap),
         cacheable=False,
         template=template,

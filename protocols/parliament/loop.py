@@ -32,7 +32,10 @@ solver's), ``single`` in the kernel's terms.
 
 A person in the prover's seat writes the speech whole; it is disclosed chunk
 by chunk the same way, and after a point they are asked for the rest (blank:
-as written).
+as written). So does a model whose backend cannot continue a partial reply
+(the plain OpenAI API): its speech is generated whole, and after a point or
+a question the kernel asks it for the rest with what it said in the prompt
+(the forms' ``said_in_prompt``).
 
 What it does not do: parse or word anything (``forms``, ``prompts/``), keep
 the debate's run state (the ``Hall``, ``state``: roles, record, views) or

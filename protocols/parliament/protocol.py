@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from debate_core.backends.base import Capability
 from debate_core.backends.scripted import Responder
 from debate_core.config import DebateConfig
 from debate_core.events.codec import Event
@@ -73,19 +72,10 @@ class ParliamentProtocol(Protocol):
         return parliament_forms(self.settings).by_kind()
 
     def requirements(self) -> tuple[Requirement, ...]:
-        params = self.settings
-        if self.variant == "british" and params.resume == "regenerate":
-            why = (
-                "resume=regenerate, the default, continues the prover's partial speech after a point of information;"
-                " resume=continue needs none"
-            )
-            return (Requirement(Capability.CONTINUATION, why, ("prover",)),)
-        if self.variant == "socratic" and params.socratic_mode == "streaming":
-            why = (
-                "socratic_mode=streaming, the default, continues the student's partial answer after a question;"
-                " socratic_mode=turns needs none"
-            )
-            return (Requirement(Capability.CONTINUATION, why, ("prover",)),)
+        """None: every variant runs on any backend. A prover whose backend continues a partial reply streams its
+        speech in steps and goes on from what it said as its own reply (prefill); one whose backend cannot (the
+        plain OpenAI API) answers whole and goes on with what it said in its prompt (the kernel's streaming moves
+        choose, ``UtteranceRevised.continued`` records which)."""
         return ()
 
     def unit_name(self, table: Table) -> str:

@@ -8,10 +8,11 @@ import threading
 import pytest
 
 from debate_core import AgentSpec, Debate, DebateConfig, HumanChannel, HumanSeat, ScriptedBackend, SeatKind
+from debate_core.backends.base import Capability
 from debate_core.backends.scripted import continuing, scripted_tokens
 from debate_core.config import Question
 from debate_core.demo import DEMO_QUESTION
-from debate_core.errors import CapabilityError, ConfigError, HumanInputError
+from debate_core.errors import ConfigError, HumanInputError
 from debate_core.events import (
     AnswersUpdated,
     DebateEnded,
@@ -29,6 +30,7 @@ from debate_core.events import (
     event_to_dict,
 )
 from debate_core.kernel.chunkers import CharRuleChunker
+from debate_core.protocols.consistency import check_stream
 from protocols.parliament.answers import find_line, normalize_answer
 from protocols.parliament.demo import ParliamentDemo
 from tests.conftest import HANG_GUARD_S, QUESTION, of_type
@@ -207,14 +209,61 @@ def test_after_a_conceded_point_the_refuted_claim_is_not_said_in_the_resumed_spe
     assert all(claim in " ".join(said_before[point.unit_index + 1 :]) for claim in refuted)
 
 
-def test_regenerate_needs_a_backend_that_continues_a_partial_reply():
-    class NoContinuation(ScriptedBackend):
-        capabilities = frozenset()
+class PlainChat(ScriptedBackend):
+    """A plain OpenAI-compatible chat API (GPT-4o-mini, the paper's model): it cannot continue a partial reply."""
 
-    with pytest.raises(CapabilityError, match="continuation"):
-        Debate(config("british"), NoContinuation(Script()))
-    events = run(config("british", resume="continue"), Script(points=[1]))  # the code's form needs none
-    assert of_type(events, UtteranceResumed)[0].mode == "continue"
+    capabilities = frozenset(Capability) - {Capability.CONTINUATION}
+
+
+def test_without_continuation_a_conceded_point_resumes_with_what_was_said_in_the_prompt():
+    """#25: the paper's set-up (British, resume=regenerate) runs on a backend that cannot continue a partial
+    reply: the opening is generated whole and disclosed chunk by chunk; after the conceded point the prover is
+    asked the rest with what it had said in its prompt, and the claims the point refuted are not said."""
+    refuted = ("A gas produced on that scale must make up most of the air", "So oxygen is the largest share")
+    cfg = DebateConfig(question=DEMO_QUESTION, agents=(AgentSpec(name=PROVER), AgentSpec(name=CRITIC)),
+                       protocol="parliament", variant="british")  # fmt: skip
+    backend = PlainChat(ParliamentDemo(cfg).reply)
+    events = Debate(cfg, backend).run()
+    check_stream(events)
+    opening = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "opening")
+    assert not opening.streaming and any(claim in opening.text for claim in refuted)  # prepared, whole
+    point = of_type(events, Intervention)[0]
+    reply = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "poi_reply")
+    assert reply.text.startswith("Fair: production is not the same as share")  # conceded
+    said = spoken(events, opening.utterance_id)
+    before, after = " ".join(said[: point.unit_index + 1]), " ".join(said[point.unit_index + 1 :])
+    assert after and not any(claim in after for claim in refuted) and "nitrogen comes first" in after
+    revised = of_type(events, UtteranceRevised)[0]
+    assert (revised.streaming, revised.continued) == (True, "prompt")
+    assert any(claim in " ".join(revised.discarded) for claim in refuted)  # generated, never said
+    [resume] = [r for r in backend.requests if r.kind == "resume"]
+    assert resume.assistant_prefix == ""  # nothing to continue: what was said is in the prompt
+    prompt = resume.messages[-1].content
+    assert f'You have said so far:\n"{before}"' in prompt and "from exactly where you stopped" in prompt
+    assert point.text in prompt and reply.text in prompt
+    end = events[-1]
+    assert (end.reason, end.final_answer) == (EndReason.PHASES_DONE, "B")
+
+
+def test_without_continuation_a_socratic_question_revises_the_rest_with_what_was_said_in_the_prompt():
+    script = Script(points=[1])
+    events = Debate(config("socratic"), PlainChat(script)).run()  # socratic_mode=streaming, the default
+    check_stream(events)
+    revised = of_type(events, UtteranceRevised)[0]
+    assert (revised.streaming, revised.continued) == (True, "prompt")
+    [revise] = [r for r in script.requests if r.kind == "revise_rest"]
+    first = CharRuleChunker().split(OPENING)[0]
+    assert revise.assistant_prefix == "" and f'You have said so far:\n"{first}"' in revise.messages[-1].content
+    answer = next(u for u in of_type(events, UtteranceGenerated) if u.kind == "answer")
+    assert spoken(events, answer.utterance_id)[1:] == CharRuleChunker().split(REST.replace("Proposed", "Provisional"))
+    assert events[-1].final_answer == "B"
+
+
+def test_with_continuation_the_resume_continues_the_provers_own_words_and_records_it():
+    events = run(config("british"), Script(points=[1]))
+    assert of_type(events, UtteranceRevised)[0].continued == "prefill"
+    events = run(config("british", resume="continue"), Script(points=[1]))  # the code's form: the same generation
+    assert of_type(events, UtteranceResumed)[0].mode == "continue" and not of_type(events, UtteranceRevised)
 
 
 def test_the_cap_bounds_points_per_speech_and_the_critic_is_not_asked_past_it():
