@@ -72,10 +72,11 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/mypy
 
 # Every test, as two pytest runs side by side (TEST_JOBS=1: one after the other), each printing its report
-# and its 25 slowest tests when it ends: the tests marked model, server or browser, one at a time as
-# always, and beside them all the others (the fast lane, mostly single-threaded Python), so the lane that
-# loads models never shares the machine with a second model. Together they select every test once.
-QUICK_LANE := not model and not server and not browser
+# and its 25 slowest tests when it ends: the tests marked model or server (a real model or inference
+# server, browser tests that pick one included), one at a time as always, and beside them all the others
+# (the fast lane, mostly single-threaded Python, then the browser tests of the scripted app), so the lane
+# that loads models never shares the machine with a second model. Together they select every test once.
+QUICK_LANE := not model and not server
 TEST_JOBS  ?= 2
 
 test: lint /usr/bin/chromium postgresql
@@ -92,7 +93,7 @@ test-part-quick:
 # runs side by side (whole test files, balanced by their seconds in tests/durations.json; refresh it with
 # `python -m tests.shards`), each printing its report when it ends (FAST_JOBS=1: one run).
 # `pytest -m LANE` runs one lane.
-FAST_LANE ?= $(QUICK_LANE)
+FAST_LANE ?= $(QUICK_LANE) and not browser
 FAST_JOBS ?= 2
 
 test-fast: lint postgresql

@@ -66,6 +66,8 @@ CODE_LANES: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
         re.compile(
             r"\bTransformersBackend\(|\bembedded_model_dir\(|\bload_model\(|\.from_pretrained\("
             r"|\bEMBEDDED\b|['\"]--backend['\"],\s*['\"]transformers['\"]"
+            # the web app's model choices, picked by a browser test: the app loads the model it names
+            r"|['\"]embedded SmolLM2-135M"
         ),
         None,
     ),
@@ -73,7 +75,7 @@ CODE_LANES: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
         "server",
         re.compile(
             r"\bLlamaCppServer\(|\bLlamaCppBackend\(|\bxllamacpp\b|\bvllm\.entrypoints\b|\bEMBEDDED_LLAMACPP\b"
-            r"|['\"]--backend['\"],\s*['\"]llamacpp['\"]"
+            r"|['\"]--backend['\"],\s*['\"]llamacpp['\"]|SmolLM2-135M on llama\.cpp['\"]"
         ),
         None,
     ),

@@ -12,6 +12,7 @@ from debate_core.backends.hf import TransformersBackend
 from debate_core.events import DebateEnded, InitialAnswersGiven, PlansMade, UnitDisclosed
 
 LABELS = ("A", "B", "C", "D")
+BUDGET = 60  # public tokens: seven to ten turns, enough for speech, interruptions and prefix reuse (bounded by tokens)
 MMLU_STYLE = Question(
     text="Which of the following is the body cavity that contains the pituitary gland?",
     options=("Abdominal", "Cranial", "Pleural", "Spinal"),
@@ -29,7 +30,7 @@ def test_three_agent_interruptible_debate_on_the_embedded_model(backend):
         question=MMLU_STYLE,
         agents=(AgentSpec(name="Alex"), AgentSpec(name="Chris"), AgentSpec(name="Jenny")),
         condition="interruptible",
-        token_budget=90,
+        token_budget=BUDGET,
         seed=3,
         params={"utterance_max_new_tokens": 40, "prompt_layout": "cached"},
     )
@@ -44,7 +45,7 @@ def test_three_agent_interruptible_debate_on_the_embedded_model(backend):
     assert records and all(record.valid for record in records), [r.error for r in records if not r.valid]
     if end.reason.value == "budget":
         assert any(isinstance(e, UnitDisclosed) for e in events)
-        assert end.public_tokens >= 90
+        assert end.public_tokens >= BUDGET
     # the public budget is counted with the model's tokenizer
     for event in events:
         if isinstance(event, UnitDisclosed):

@@ -76,6 +76,14 @@ def _draws_png_figures_without_a_browser(store: Any, out: Path, monkeypatch: Any
     return write_report(store, "toy", out, png=True)
 
 
+def _picks_the_embedded_model_in_the_app(page: Any, choose: Any) -> None:
+    choose(page, "backend-choice", "embedded SmolLM2-135M (CPU)")
+
+
+def _picks_the_embedded_model_on_llamacpp_in_the_app(page: Any, choose: Any) -> None:
+    choose(page, "backend-choice", "embedded SmolLM2-135M on llama.cpp")
+
+
 SAMPLES: dict[str, Any] = {
     "loads the embedded model": _loads_the_embedded_model,
     "through a helper": _through_a_helper,
@@ -85,6 +93,8 @@ SAMPLES: dict[str, Any] = {
     "mentions the model in words only": _mentions_the_model_in_words_only,
     "draws png figures": _draws_png_figures,
     "draws png figures without a browser": _draws_png_figures_without_a_browser,
+    "picks the embedded model in the app": _picks_the_embedded_model_in_the_app,
+    "picks the embedded model on llama.cpp in the app": _picks_the_embedded_model_on_llamacpp_in_the_app,
 }
 
 
@@ -99,6 +109,9 @@ SAMPLES: dict[str, Any] = {
         ("mentions the model in words only", set()),
         ("draws png figures", {"browser"}),
         ("draws png figures without a browser", set()),
+        # a browser test that picks a model in the web app: the app's process loads it (or starts its server)
+        ("picks the embedded model in the app", {"model"}),
+        ("picks the embedded model on llama.cpp in the app", {"model", "server"}),
     ],
 )
 def test_a_test_is_in_the_lanes_its_code_and_its_helpers_use(sample, lanes):
@@ -211,8 +224,11 @@ def test_the_shards_split_the_selection_by_whole_files(selections):
 
 
 def test_make_test_runs_the_slow_lanes_beside_the_rest_and_so_every_test_once():
+    """The models and servers in one run; beside it the fast lane and the browser tests of the scripted app."""
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert f"QUICK_LANE := {FAST_LANE}\n" in makefile and "FAST_LANE ?= $(QUICK_LANE)\n" in makefile
+    assert "QUICK_LANE := not model and not server\n" in makefile
+    assert "FAST_LANE ?= $(QUICK_LANE) and not browser\n" in makefile
+    assert FAST_LANE == "not model and not server and not browser"
     parts = makefile.split("\ntest-part-slow:\n", 1)[1].split("\n\n", 2)
     assert '-m "not ($(QUICK_LANE))"' in parts[0] and parts[1].startswith("test-part-quick:\n")
     assert '-m "$(QUICK_LANE)"' in parts[1]
