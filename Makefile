@@ -48,7 +48,9 @@ run: $(VENV)/.app-installed
 # A short debate on the embedded SmolLM2-135M in the terminal (CPU, offline, a few minutes), on
 # llama.cpp's server (2.6x the debates per hour of the in-process backend here: bench/serving.py);
 # RUN_ARGS="--backend transformers ..." for the in-process backend (attention, exact entropy).
-RUN_ARGS ?= --backend llamacpp --layout cached --budget 200 --utterance-max-new-tokens 60
+# --small-model: the chosen protocol's parameters for small models (ARGS="--protocol parliament" asks
+# for JSON replies; `python -m debate_core protocols` lists them; --param KEY=VALUE sets another).
+RUN_ARGS ?= --backend llamacpp --layout cached --budget 200 --utterance-max-new-tokens 60 --small-model
 
 cli: $(VENV)/.app-installed
 	$(PY) -m debate_core run $(RUN_ARGS) $(ARGS)

@@ -26,7 +26,7 @@ from debate_core.backends.factory import BackendSpec, make_backend
 from debate_core.events import DebateEnded, PlansMade, UnitDisclosed
 from protocols.kimura.demo import demo_config
 
-# The app's embedded-model defaults (``ui.setup_panel.EMBEDDED_DEFAULTS``) next to the settings
+# The app's embedded-model defaults (``ui.model_presets.EMBEDDED_DEFAULTS``) next to the settings
 # it used before they existed.
 SETTINGS: dict[str, dict[str, Any]] = {
     "short": {"token_budget": 120, "max_new_tokens": 96, "params": {"utterance_max_new_tokens": 40}},

@@ -9,6 +9,9 @@ What it does::
 demo question and agents when no question is given), builds the backend with
 ``backends.factory`` (``--backend scripted`` runs the protocol's scripted demo,
 no model), runs the debate and shows it live with ``terminal.TerminalRenderer``.
+``--small-model`` adds the parameters the protocol recommends for a small
+model (``Protocol.small_model_params``; ``--param`` wins) and says which it
+set (``make cli`` passes it, for the embedded SmolLM2-135M).
 ``--events-jsonl FILE`` writes every event as one JSON line, flushed as it
 happens, so an interrupted run keeps everything said so far. ``--db`` records
 it through the storage package's sink. ``--human NAME`` puts you in NAME's
@@ -67,7 +70,7 @@ from debate_core.errors import BackendError, ConfigError
 from debate_core.events import Event, event_to_json
 from debate_core.kernel.human import HumanChannel
 from debate_core.kernel.seats import HumanSeat, Seat
-from debate_core.protocols.registry import agent_limit, with_settings
+from debate_core.protocols.registry import agent_limit, protocol_class, small_model_params, with_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -115,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument(
         "--param", action="append", default=[], metavar="KEY=VALUE", help="a protocol parameter (JSON value)"
+    )
+    r.add_argument(
+        "--small-model",
+        action="store_true",
+        help="the parameters the protocol recommends for a small model such as the embedded SmolLM2-135M "
+        "(listed by `protocols`; the defaults are the paper's; --param wins)",
     )
     r.add_argument("--budget", type=int, default=DEFAULT_TOKEN_BUDGET, help="public token budget")
     r.add_argument("--seed", type=int, default=DEFAULT_SEED)
@@ -259,7 +268,7 @@ def config_from_args(args: argparse.Namespace) -> DebateConfig:
         condition=Condition(args.condition) if args.condition else None,
         params=with_settings(  # the flags of the protocols that take them; --param wins
             args.protocol,
-            _params(args.param),
+            {**small_model_set(args), **_params(args.param)},
             utterance_max_new_tokens=args.utterance_max_new_tokens,
             history_window=args.history_window,
             prompt_layout=args.layout,
@@ -273,6 +282,26 @@ def config_from_args(args: argparse.Namespace) -> DebateConfig:
         segmenter=args.segmenter,
         initial_answers=initial,
     )
+
+
+def small_model_set(args: argparse.Namespace) -> dict[str, Any]:
+    """The protocol's parameters for a small model that ``--small-model`` sets (those ``--param`` does not)."""
+    if not getattr(args, "small_model", False):
+        return {}
+    given = _params(args.param)
+    return {key: value for key, value in small_model_params(args.protocol).items() if key not in given}
+
+
+def small_model_note(args: argparse.Namespace) -> str | None:
+    """What ``--small-model`` set, and the paper's defaults it replaced, for the person at the terminal."""
+    chosen = small_model_set(args)
+    if not chosen:
+        return None
+    defaults = protocol_class(args.protocol).Params().model_dump(mode="json")
+    shown = ", ".join(
+        f"{key}={json.dumps(value)} (the paper's: {json.dumps(defaults.get(key))})" for key, value in chosen.items()
+    )
+    return f"For a small model, {args.protocol} runs with {shown}; --param KEY=VALUE sets another."
 
 
 def backend_from_args(args: argparse.Namespace, config: DebateConfig) -> Backend | BackendRouter:
@@ -315,6 +344,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BackendError as error:  # a server backend probes its server at start
         console.print(Text(f"The model server cannot be used: {error}", style="red"))
         return 1
+    note = small_model_note(args)
+    if note and not args.quiet:
+        console.print(Text(note, style="yellow"))
     try:
         announce(backend, console)
     except BackendError as error:

@@ -5,7 +5,9 @@ where it came from (the plugin and its source: built-in, an installed
 package's entry point, ``DEBATE_PLUGINS``, or ``register()``), the paper it
 implements, its variants (the default first), its roles with how many agents
 hold each and whether a person may, its request kinds, the temperature a
-study samples it at (``Protocol.study_temperature``, its paper's), and a
+study samples it at (``Protocol.study_temperature``, its paper's), the
+parameters it recommends for a small model (``Protocol.small_model_params``,
+set by ``run --small-model`` and the web app's embedded-model choices), and a
 table of its parameters with their types, defaults and meaning.
 
 Plugins' problems (a module that does not import, a hook that raises) are
@@ -54,6 +56,9 @@ def show_protocols(console: Console) -> None:
         temperature = protocol_class(info.name).study_temperature
         shown = "the backend's default" if temperature is None else f"{temperature:g}"
         console.print(Text(f"  study temperature: {shown} (python -m experiments compare, unless --temperature)"))
+        if info.small_model_params:
+            small = ", ".join(f"{key}={json.dumps(value)}" for key, value in info.small_model_params.items())
+            console.print(Text(f"  for a small model: {small} (run --small-model; the app's embedded model)"))
         if info.params:
             table = Table(show_edge=False, box=None, padding=(0, 2))
             for column in ("parameter", "type", "default", "meaning"):

@@ -202,3 +202,56 @@ def test_the_set_up_form_builds_a_config_for_any_registered_protocol():
         config_from_form(form_fields(protocol="parliament", condition="british"))
     with pytest.raises(FormError, match="at least 2 agents"):
         config_from_form(form_fields(agents="Ann"))
+
+
+def test_choosing_the_embedded_model_writes_the_protocols_small_model_params_visibly_and_another_model_undoes_them():
+    """A protocol's parameters for small models (``Protocol.small_model_params``) reach the set-up form only when
+    the embedded model is chosen: written into the parameters field (its label names them), undone by choosing
+    another model, kept when the protocol is chosen with the embedded model already chosen; the form's config
+    carries them. The protocol's own defaults stay its paper's."""
+    import gradio as gr
+
+    from debate_core.protocols import registry
+    from tests.protocols.judged_rounds import JudgedRounds
+    from tests.protocols.small_rounds import SmallRounds
+    from ui.model_presets import EMBEDDED_DEFAULTS, PARAMS_LABEL, default_params, model_chosen
+    from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED
+    from ui.setup_panel import _protocol_chosen, config_from_form
+
+    registry.register(SmallRounds)
+    try:
+        name = SmallRounds.name
+        default = default_params(name)
+        assert json.loads(default)["rounds"] == 3
+        for embedded in (EMBEDDED, EMBEDDED_LLAMACPP):
+            *short, params = model_chosen(embedded, name, default)
+            assert short == [EMBEDDED_DEFAULTS[k] for k in ("budget", "utterance_tokens", "plan_tokens", "layout")]
+            assert json.loads(params["value"]) == {**json.loads(default), "rounds": 1}
+            assert params["label"].startswith(PARAMS_LABEL) and "small model: rounds=1" in params["label"]
+        # the person's own edits stay; another model puts the default back where the small model's value stands
+        edited = json.dumps({"rounds": 1, "early_end": False})
+        *kept, back = model_chosen(SCRIPTED, name, edited)
+        assert json.loads(back["value"]) == {"rounds": 3, "early_end": False} and back["label"] == PARAMS_LABEL
+        assert all(k == gr.skip() for k in kept)  # the short settings stay as they are
+        *_, mine = model_chosen(SCRIPTED, name, json.dumps({"rounds": 5}))
+        assert json.loads(mine["value"]) == {"rounds": 5}  # not the small model's value: the person's, kept
+        *_, unreadable = model_chosen(EMBEDDED, name, "{rounds")
+        assert unreadable == gr.skip()  # left as typed; Start says what is wrong
+        # choosing the protocol with the embedded model already chosen writes them too; with another, the defaults
+        _, chosen, _ = _protocol_chosen(name, EMBEDDED)
+        assert json.loads(chosen["value"])["rounds"] == 1 and "rounds=1" in chosen["label"]
+        _, plain, _ = _protocol_chosen(name, SCRIPTED)
+        assert plain["value"] == default and plain["label"] == PARAMS_LABEL
+        config = config_from_form(
+            form_fields(
+                protocol=name, condition="standard", roles="Cy: judge", params=chosen["value"], backend=EMBEDDED
+            )
+        )
+        assert config.params["rounds"] == 1
+    finally:
+        registry.unregister(SmallRounds.name)
+    registry.register(JudgedRounds)  # a protocol that recommends nothing: its field is left alone
+    try:
+        assert model_chosen(EMBEDDED, JudgedRounds.name, default_params(JudgedRounds.name))[-1] == gr.skip()
+    finally:
+        registry.unregister(JudgedRounds.name)

@@ -9,7 +9,9 @@ the paper's defaults) and describes the roles the chosen variant fills;
 agents can be given roles, one ``Name: role`` per line, and the seat a
 person may take is labelled with the role it gets (``seat_roles``: roles
 are filled in seat order, so HandRaiser's third agent is the moderator and
-ACE's the observer).
+ACE's the observer). Choosing the embedded tiny model sets short debates
+and writes the chosen protocol's parameters for small models into the
+parameters field, visibly (``model_presets``).
 
 What it does not do: start debates (``live_panel`` does).
 """
@@ -41,6 +43,7 @@ from debate_core.protocols.base import Protocol, RoleSpec
 from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve, with_settings
 from ui import web_plugins
 from ui.form_words import friendly
+from ui.model_presets import PARAMS_LABEL, default_params, model_chosen, protocol_params
 from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER
 
 
@@ -61,8 +64,6 @@ MODEL_CHOICES = [
     (f"{OTHER_MODEL} · depends on the model and the machine", OTHER_MODEL),
     (f"{SERVER} · vLLM, llama.cpp, ...: its address and model name below", SERVER),
 ]
-# Choosing the embedded model sets short debates, so one reaches its end in a few minutes on two cores.
-EMBEDDED_DEFAULTS = {"budget": 120, "utterance_tokens": 40, "plan_tokens": 96, "layout": "cached"}
 # The browser stops a paste far above any field's limit; the limits themselves are checked when the
 # debate starts, with a message that gives the length and the limit (never a silent cut).
 BROWSER_MAX_CHARS = 1_000_000
@@ -186,9 +187,9 @@ def build_setup() -> SetupForm:
     with gr.Accordion("More settings", open=False):
         with gr.Row():
             params = gr.Code(
-                value=_default_params(DEFAULT_PROTOCOL),
+                value=default_params(DEFAULT_PROTOCOL),
                 language="json",
-                label="Protocol parameters (JSON)",
+                label=PARAMS_LABEL,
                 elem_id="params",
             )
             roles = gr.Textbox(
@@ -249,28 +250,19 @@ def build_setup() -> SetupForm:
         human_seconds,
     )
     sample.click(_sample, outputs=[question, options, answer])
-    protocol.change(_protocol_chosen, inputs=protocol, outputs=[condition, params, roles])
+    protocol.change(_protocol_chosen, inputs=[protocol, backend], outputs=[condition, params, roles])
     condition.input(_variant_chosen, inputs=[protocol, condition], outputs=roles)
     for changed in (protocol.input, condition.input):
         changed(_fit_agents, inputs=[protocol, condition, agents, personas], outputs=[agents, personas])
     # the seats are labelled with the roles they would get ("Jenny · moderator"), so a person finds theirs
     for changed in (agents.change, protocol.change, condition.change, roles.change):
         changed(_human_choices, inputs=[agents, human, protocol, condition, roles], outputs=human)
-    backend.input(_model_chosen, inputs=backend, outputs=[budget, utterance_tokens, plan_tokens, layout])
+    backend.input(
+        model_chosen,
+        inputs=[backend, protocol, params],
+        outputs=[budget, utterance_tokens, plan_tokens, layout, params],
+    )
     return form
-
-
-def _model_chosen(choice: str) -> list[Any]:
-    """Short settings for the embedded model (a person can still change them after)."""
-    if choice not in (EMBEDDED, EMBEDDED_LLAMACPP):
-        return [gr.skip()] * 4
-    short = EMBEDDED_DEFAULTS
-    return [short["budget"], short["utterance_tokens"], short["plan_tokens"], short["layout"]]
-
-
-def _default_params(name: str) -> str:
-    cls = protocol_class(name)
-    return json.dumps(cls.Params().model_dump(mode="json"), indent=2)
 
 
 def _roles_info(name: str, variant: str | None = None) -> str:
@@ -290,11 +282,13 @@ def _how_many(spec: RoleSpec) -> str:
     return str(spec.minimum) if spec.minimum == spec.maximum else f"{spec.minimum} to {spec.maximum}"
 
 
-def _protocol_chosen(name: str) -> tuple[Any, str, Any]:
+def _protocol_chosen(name: str, backend: str = SCRIPTED) -> tuple[Any, Any, Any]:
+    """The protocol's variants, its parameters (the paper's defaults; with the embedded model chosen, its
+    parameters for small models written in) and its roles."""
     cls = protocol_class(name)
     return (
         gr.update(choices=list(cls.variants), value=cls.default_variant()),
-        _default_params(name),
+        protocol_params(name, backend),
         gr.update(info=_roles_info(name)),
     )
 

@@ -6,7 +6,9 @@ default), a frozen ``Params`` model whose defaults are its paper's defaults,
 the ``roles`` it needs (``RoleSpec``: how many agents, whether a person may
 take the role), whether it ends on the public-token budget
 (``uses_budget``), the temperature its studies sample at
-(``study_temperature``: its paper's) and the ``requirements`` its variant
+(``study_temperature``: its paper's), the parameters it recommends for a
+small model that breaks its paper's formats (``small_model_params``: the
+front ends apply them, visibly, when one is chosen) and the ``requirements`` its variant
 and parameters put on the backends (``Requirement``: a capability, for which roles, and why) and the
 ``seat_models`` it puts in some roles' seats (a fine-tuned listener). One
 instance runs one debate: ``run(table)`` is a generator that drives the
@@ -27,6 +29,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
@@ -97,6 +100,13 @@ class Protocol(ABC):
     told one: its paper's. None is the backend's default (a server is sent none and uses its own; the
     in-process backend ``BACKEND_DEFAULT_TEMPERATURE``, the OpenAI API's 1.0), for a paper that ran at its
     API's default. A protocol that declares none is run greedily (0.0)."""
+    small_model_params: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+    """The parameters this protocol recommends for a small model (the embedded SmolLM2-135M) that breaks what its
+    paper asks for, ``{parameter: JSON value}`` (e.g. a JSON reply format under a grammar instead of the paper's
+    plain lines); its defaults stay the paper's. Front ends apply them, visibly and undoably, only when a small
+    model is chosen: the web app's embedded-model choices write them into the parameters field, the terminal's
+    ``--small-model`` adds them (``--param`` wins). Checked against ``Params`` when the protocol is registered;
+    ``python -m debate_core protocols`` lists them."""
     human_controls: ClassVar[str] = "none"
     """The live controls of a person seated in a protocol without roles: ``none`` (only requests for
     words), ``floor`` (a standing plan: interrupt, raise a hand, listen, an answer) or ``point``

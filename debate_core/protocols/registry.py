@@ -20,7 +20,11 @@ as is a broken plugin, one that does not import or fails in its hook.
 
 ``with_settings(protocol, params, **settings)`` lets a front end map its
 general flags (``--layout``, a form's field) onto the parameters of whichever
-protocol takes them, without naming any protocol.
+protocol takes them, without naming any protocol; ``small_model_params(protocol)``
+gives the parameters a protocol recommends for a small model
+(``Protocol.small_model_params``, checked against its ``Params`` when it is
+registered) and ``with_small_model_params(protocol, params)`` adds them to
+``params`` (an explicit parameter wins).
 
 ``resolve(config)`` checks a configuration against its protocol: the variant
 exists, the parameters validate against the protocol's ``Params`` (defaults
@@ -35,7 +39,8 @@ from __future__ import annotations
 
 import threading
 import warnings
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 from importlib.metadata import entry_points
 from typing import Any
@@ -94,6 +99,14 @@ def _check(cls: type[Protocol]) -> None:
         raise ConfigError(f"{cls.__name__} has no protocol name")
     if not getattr(cls, "variants", ()):
         raise ConfigError(f"protocol {name} declares no variants")
+    small = getattr(cls, "small_model_params", {})
+    try:
+        cls.Params.model_validate(dict(small))
+    except ValidationError as error:
+        wrong = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        raise ConfigError(f"protocol {name}'s small_model_params are not its parameters ({wrong})") from None
+    except (TypeError, ValueError):
+        raise ConfigError(f"protocol {name}'s small_model_params are not a mapping of its parameters") from None
 
 
 def _describe_source(source: str, plugin: str) -> str:
@@ -221,6 +234,22 @@ def with_settings(protocol: str, params: dict[str, Any], **settings: Any) -> dic
     return {**taken, **params}
 
 
+def small_model_params(protocol: str) -> dict[str, Any]:
+    """The parameters protocol ``protocol`` recommends for a small model (``Protocol.small_model_params``), as JSON
+    values; {} when it recommends none or is not installed."""
+    cls = available().get(protocol)
+    if cls is None or not cls.small_model_params:
+        return {}
+    chosen = cls.Params.model_validate(dict(cls.small_model_params)).model_dump(mode="json")
+    return {key: chosen[key] for key in cls.small_model_params}
+
+
+def with_small_model_params(protocol: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` plus each parameter protocol ``protocol`` recommends for a small model that ``params`` does not
+    set (an explicit parameter wins)."""
+    return {**small_model_params(protocol), **params}
+
+
 def agent_limit(name: str, variant: str | None = None) -> int | None:
     """How many agents protocol ``name``'s ``variant`` takes at most (None: no limit, or not installed)."""
     cls = available().get(name)
@@ -250,6 +279,7 @@ class ProtocolInfo:
     doc: str
     plugin: str = ""  # the plugin that registered it ("" for register() and the deprecated group)
     paper: str = ""  # the paper it implements (the class's ``source``)
+    small_model_params: Mapping[str, Any] = field(default_factory=dict)  # recommended for a small model
 
 
 def describe() -> list[ProtocolInfo]:
@@ -282,6 +312,7 @@ def describe() -> list[ProtocolInfo]:
                 doc,
                 plugin=sources.get(name, ("", ""))[1],
                 paper=cls.source,
+                small_model_params=small_model_params(name),
             )
         )
     return infos

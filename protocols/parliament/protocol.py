@@ -59,6 +59,8 @@ class ParliamentProtocol(Protocol):
     roles: ClassVar[tuple[RoleSpec, ...]] = (PROVER, CRITIC)
     min_agents = 1
     study_temperature = None  # GPT-4o-mini at the API's default (the paper names no temperature)
+    # A tiny model writes no usable answer line (every critic check invalid): ask for JSON under a schema instead.
+    small_model_params: ClassVar[Mapping[str, Any]] = {"reply_format": "json"}
 
     @property
     def settings(self) -> ParliamentParams:

@@ -161,3 +161,30 @@ def test_the_papers_model_is_an_option_of_the_comparison():
     assert model_label(args) == "openai:gpt-4o-mini"
     default = build_parser().parse_args(["compare", "--experiment", "x"])
     assert (default.backend, default.model) == ("transformers", None)  # the embedded model, offline
+
+
+def test_a_small_model_is_given_json_replies_and_the_paper_keeps_its_lines():
+    """The paper's plain answer lines stay the default; a tiny model (SmolLM2-135M) cannot write them, so
+    Parliament recommends reply_format=json for small models, which the web app writes into the parameters
+    field when the embedded model is chosen and the terminal's --small-model sets."""
+    from console.cli import build_parser, config_from_args
+    from debate_core.protocols.registry import small_model_params
+    from ui.model_presets import default_params, model_chosen
+    from ui.session import EMBEDDED, SCRIPTED
+    from ui.setup_panel import _protocol_chosen
+
+    assert ParliamentParams().reply_format == "lines"
+    assert small_model_params("parliament") == {"reply_format": "json"}
+    *_, chosen = model_chosen(EMBEDDED, "parliament", default_params("parliament"))
+    assert json.loads(chosen["value"])["reply_format"] == "json" and 'reply_format="json"' in chosen["label"]
+    *_, back = model_chosen(SCRIPTED, "parliament", chosen["value"])
+    assert json.loads(back["value"])["reply_format"] == "lines"
+    assert json.loads(_protocol_chosen("parliament", EMBEDDED)[1]["value"])["reply_format"] == "json"
+    args = build_parser().parse_args(["run", "--protocol", "parliament", "--variant", "british", "--small-model"])
+    config = config_from_args(args)
+    assert config.params["reply_format"] == "json"
+    backend = ScriptedBackend(ParliamentDemo(config).reply)
+    events = Debate(config, backend).run()
+    checks = [r for r in backend.requests if r.kind == "poi_check"]
+    assert checks and all(r.json_schema is not None and "JSON" in r.messages[-1].content for r in checks)
+    assert events[-1].final_answer == "B"
