@@ -214,8 +214,8 @@ def test_choosing_the_embedded_model_writes_the_protocols_small_model_params_vis
     from debate_core.protocols import registry
     from tests.protocols.judged_rounds import JudgedRounds
     from tests.protocols.small_rounds import SmallRounds
-    from ui.model_presets import EMBEDDED_DEFAULTS, PARAMS_LABEL, default_params, model_chosen
-    from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED
+    from ui.model_presets import EMBEDDED_DEFAULTS, PARAMS_LABEL, SMALL_MODELS, default_params, model_chosen
+    from ui.session import SCRIPTED
     from ui.setup_panel import _protocol_chosen, config_from_form
 
     registry.register(SmallRounds)
@@ -223,7 +223,8 @@ def test_choosing_the_embedded_model_writes_the_protocols_small_model_params_vis
         name = SmallRounds.name
         default = default_params(name)
         assert json.loads(default)["rounds"] == 3
-        for embedded in (EMBEDDED, EMBEDDED_LLAMACPP):
+        tiny = SMALL_MODELS[0]  # the embedded model's choices (in process, on llama.cpp): no model is loaded here
+        for embedded in SMALL_MODELS:
             *short, params = model_chosen(embedded, name, default)
             assert short == [EMBEDDED_DEFAULTS[k] for k in ("budget", "utterance_tokens", "plan_tokens", "layout")]
             assert json.loads(params["value"]) == {**json.loads(default), "rounds": 1}
@@ -235,23 +236,21 @@ def test_choosing_the_embedded_model_writes_the_protocols_small_model_params_vis
         assert all(k == gr.skip() for k in kept)  # the short settings stay as they are
         *_, mine = model_chosen(SCRIPTED, name, json.dumps({"rounds": 5}))
         assert json.loads(mine["value"]) == {"rounds": 5}  # not the small model's value: the person's, kept
-        *_, unreadable = model_chosen(EMBEDDED, name, "{rounds")
+        *_, unreadable = model_chosen(tiny, name, "{rounds")
         assert unreadable == gr.skip()  # left as typed; Start says what is wrong
         # choosing the protocol with the embedded model already chosen writes them too; with another, the defaults
-        _, chosen, _ = _protocol_chosen(name, EMBEDDED)
+        _, chosen, _ = _protocol_chosen(name, tiny)
         assert json.loads(chosen["value"])["rounds"] == 1 and "rounds=1" in chosen["label"]
         _, plain, _ = _protocol_chosen(name, SCRIPTED)
         assert plain["value"] == default and plain["label"] == PARAMS_LABEL
         config = config_from_form(
-            form_fields(
-                protocol=name, condition="standard", roles="Cy: judge", params=chosen["value"], backend=EMBEDDED
-            )
+            form_fields(protocol=name, condition="standard", roles="Cy: judge", params=chosen["value"], backend=tiny)
         )
         assert config.params["rounds"] == 1
     finally:
         registry.unregister(SmallRounds.name)
     registry.register(JudgedRounds)  # a protocol that recommends nothing: its field is left alone
     try:
-        assert model_chosen(EMBEDDED, JudgedRounds.name, default_params(JudgedRounds.name))[-1] == gr.skip()
+        assert model_chosen(tiny, JudgedRounds.name, default_params(JudgedRounds.name))[-1] == gr.skip()
     finally:
         registry.unregister(JudgedRounds.name)

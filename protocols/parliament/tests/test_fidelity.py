@@ -169,17 +169,18 @@ def test_a_small_model_is_given_json_replies_and_the_paper_keeps_its_lines():
     field when the embedded model is chosen and the terminal's --small-model sets."""
     from console.cli import build_parser, config_from_args
     from debate_core.protocols.registry import small_model_params
-    from ui.model_presets import default_params, model_chosen
-    from ui.session import EMBEDDED, SCRIPTED
+    from ui.model_presets import SMALL_MODELS, default_params, model_chosen
+    from ui.session import SCRIPTED
     from ui.setup_panel import _protocol_chosen
 
+    tiny = SMALL_MODELS[0]  # the app's embedded-model choice (no model is loaded here)
     assert ParliamentParams().reply_format == "lines"
     assert small_model_params("parliament") == {"reply_format": "json"}
-    *_, chosen = model_chosen(EMBEDDED, "parliament", default_params("parliament"))
+    *_, chosen = model_chosen(tiny, "parliament", default_params("parliament"))
     assert json.loads(chosen["value"])["reply_format"] == "json" and 'reply_format="json"' in chosen["label"]
     *_, back = model_chosen(SCRIPTED, "parliament", chosen["value"])
     assert json.loads(back["value"])["reply_format"] == "lines"
-    assert json.loads(_protocol_chosen("parliament", EMBEDDED)[1]["value"])["reply_format"] == "json"
+    assert json.loads(_protocol_chosen("parliament", tiny)[1]["value"])["reply_format"] == "json"
     args = build_parser().parse_args(["run", "--protocol", "parliament", "--variant", "british", "--small-model"])
     config = config_from_args(args)
     assert config.params["reply_format"] == "json"
