@@ -55,6 +55,9 @@ class AceProtocol(Protocol):
     Params = AceParams
     roles: ClassVar[tuple[RoleSpec, ...]] = (DEBATER, OBSERVER)
     min_agents = 2
+    # The paper decodes JSON freely; a tiny model breaks it, so the app's embedded-model choice and
+    # --small-model send the schema (the default stays the paper's).
+    small_model_params: ClassVar[Mapping[str, Any]] = {"constrained": True}
     study_temperature = 0.0  # Implementation Details (sections unnumbered): "set the temperature of LLMs to 0.0"
 
     def __init__(self, variant: str, params: ProtocolParams) -> None:

@@ -60,3 +60,25 @@ def test_each_step_is_capped_by_its_own_parameter():
     run(cfg, script)
     caps = {r.kind: r.sampling.max_new_tokens for r in script.requests}
     assert caps == {"answer": 100, "analyze": 50, "compose": 40, "execute": 100, "pick": 8}
+
+
+def test_a_small_model_is_sent_the_schema_and_the_paper_is_not():
+    """The paper's free JSON stays the default; ACE recommends constrained=true for small models, which the web
+    app writes into the parameters field when the embedded model is chosen and the terminal's --small-model sets."""
+    import json
+
+    from console.cli import build_parser, config_from_args
+    from debate_core.protocols.registry import small_model_params
+    from ui.model_presets import SMALL_MODELS, default_params, model_chosen
+    from ui.session import SCRIPTED
+
+    assert AceParams().constrained is False
+    assert small_model_params("ace") == {"constrained": True}
+    *_, chosen = model_chosen(SMALL_MODELS[0], "ace", default_params("ace"))
+    assert json.loads(chosen["value"])["constrained"] is True
+    *_, back = model_chosen(SCRIPTED, "ace", chosen["value"])
+    assert json.loads(back["value"])["constrained"] is False
+    args = build_parser().parse_args(["run", "--protocol", "ace", "--small-model"])
+    assert config_from_args(args).params["constrained"] is True
+    plain = build_parser().parse_args(["run", "--protocol", "ace"])
+    assert config_from_args(plain).params.get("constrained", False) is False
