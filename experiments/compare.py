@@ -14,9 +14,13 @@ the backend's default), kept per protocol in the specification, unless
 ``temperature`` sets one for every system (``temperature_for``). With
 ``repeats`` N the study runs N times on the same questions, each repeat with
 its own seed (``seed_for``; repeat 0 is the study of one run, its cells keyed
-as before, the others under ``repeats.run_key``).
+as before, the others under ``repeats.run_key``). Each system's protocol
+parameters, resolved with every default filled in (``params_for``,
+``spec_changes``), are recorded in ``system_params`` when the study is
+registered; None in a specification stored before they were recorded.
 ``CompareRunner(spec, store, backend).run()`` registers the study (a rerun
-with a different specification stops with what changed), builds one debate
+with a different specification stops with what changed: each system's
+parameter that changed too, ``spec_changes``), builds one debate
 per (question, system, repeat) with a deterministic id and the same seed for
 every system of a question in a repeat, skips debates already finished, runs
 the rest ``concurrency`` at a time with their model calls merged into shared batches
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +57,7 @@ from debate_core.debate import Debate
 from debate_core.errors import ConfigError
 from debate_core.protocols.base import RoleSpec
 from debate_core.protocols.registry import protocol_class, resolve, with_settings
+from experiments import spec_changes
 from experiments.bbh import DEFAULT_TASKS as DEFAULT_BBH_TASKS
 from experiments.bbh import check_tasks
 from experiments.extensions import QuestionSetup, report_sections
@@ -70,7 +76,9 @@ from storage.cells import Lease
 from storage.experiments import RunRecord
 
 KIND = "compare"
+logger = logging.getLogger("experiments")
 SHARED_COUNTS = ("mmlu", "strategyqa", "bbh", "gsm8k", "gpqa", "hotpotqa")  # the shared data sets' fields
+SET_UP = {"params", "system_params"}  # compared as each system's resolved parameters, not as written
 
 
 class CompareSpec(BaseModel):
@@ -101,6 +109,8 @@ class CompareSpec(BaseModel):
     prompt_layout: PromptLayout = PromptLayout.PAPER
     segmenter: str = "default"  # the sentence segmenter (config.SEGMENTERS), shared by every system's debates
     params: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    # each system's resolved parameters, defaults filled (spec_changes.recorded); None: not recorded (an older study)
+    system_params: dict[str, dict[str, Any]] | None = None
     datasets: dict[str, int] = Field(default_factory=dict)  # a plugin's data sets: questions of each
 
     @model_validator(mode="before")
@@ -156,7 +166,8 @@ class CompareSpec(BaseModel):
         return int(getattr(self, dataset)) if dataset in SHARED_COUNTS else self.datasets.get(dataset, 0)
 
     def differences(self, other: CompareSpec) -> list[str]:
-        mine, theirs = self.model_dump(mode="json"), other.model_dump(mode="json")
+        """What differs, but the parameters: each system's resolved ones are compared (``spec_changes.check``)."""
+        mine, theirs = self.model_dump(mode="json", exclude=SET_UP), other.model_dump(mode="json", exclude=SET_UP)
         return [f"{key}: {mine[key]} -> {theirs[key]}" for key in mine if mine[key] != theirs.get(key)]
 
     def debate_id(self, question_key: str, system: str, repeat: int = 0) -> str:
@@ -182,11 +193,20 @@ class CompareSpec(BaseModel):
             return self.protocol_temperatures[protocol]
         return protocol_class(protocol).study_temperature
 
+    def params_for(self, system: str) -> tuple[str, dict[str, Any]]:
+        """``system``'s protocol and the parameters its debates are given (before a question's setup): the study's
+        for its protocol, the system's own over them, and the shared settings its protocol takes where neither
+        sets them (``with_settings``); the protocol's defaults fill the rest when a debate resolves them."""
+        protocol, _, overrides = system_parts(system)
+        params = {**self.params.get(protocol, {}), **overrides}
+        shared = {"utterance_max_new_tokens": self.utterance_max_new_tokens, "prompt_layout": self.prompt_layout}
+        return protocol, with_settings(protocol, params, **shared)
+
     def config(self, item: Item, system: str, setup: QuestionSetup | None = None, repeat: int = 0) -> DebateConfig:
         """A debate of ``system`` on ``item`` in ``repeat``; ``setup``: what the protocol's study preparation
         made for the question (its parameters over the system's, every agent's brief its role's)."""
-        protocol, variant, overrides = system_parts(system)
-        params = {**self.params.get(protocol, {}), **overrides}
+        protocol, variant, _ = system_parts(system)
+        params = self.params_for(system)[1]
         agents = agents_for(protocol, variant or None)
         if setup is not None:
             params.update(setup.params)
@@ -196,12 +216,7 @@ class CompareSpec(BaseModel):
             agents=agents,
             protocol=protocol,
             variant=variant or None,
-            params=with_settings(  # for the protocols that take them; a system's parameters win
-                protocol,
-                params,
-                utterance_max_new_tokens=self.utterance_max_new_tokens,
-                prompt_layout=self.prompt_layout,
-            ),
+            params=params,
             token_budget=self.token_budget,
             seed=self.seed_for(item.key, repeat),
             temperature=self.temperature_for(system),
@@ -278,6 +293,7 @@ class CompareSummary:
     failed: int = 0
     aborted: int = 0
     batch_sizes: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # what registering it found to say (``spec_changes.check``)
 
 
 @dataclass(frozen=True)
@@ -304,8 +320,11 @@ class CompareRunner:
         prepared: Mapping[str, Mapping[str, QuestionSetup]] | None = None,
         seat_backend: Callable[[str, DebateConfig], Backend] | None = None,
         lease: Lease | None = None,
+        warn: Callable[[str], object] | None = None,
     ) -> None:
-        self.spec, self.store, self.backend, self.items = spec, store, backend, list(items)
+        # each system's resolved parameters recorded (an invalid value stops here, before any model work)
+        self.spec, self.store, self.backend, self.items = spec_changes.recorded(spec), store, backend, list(items)
+        self.warn = warn or logger.warning  # a rerun's warnings (``spec_changes.check``), also in the summary
         self.per_debate = per_debate  # a backend of its own for each debate (the scripted demo's scripts)
         self.prepared = dict(prepared or {})  # per protocol, per question key: its study preparation's setup
         self.seat_backend = seat_backend  # the backend of a model a variant seats (a fine-tuned listener)
@@ -319,8 +338,7 @@ class CompareRunner:
         self.debates.stop()
 
     def run(self) -> CompareSummary:
-        self._register()
-        summary = CompareSummary()
+        summary = CompareSummary(warnings=self._register())
         jobs = [
             Job(item, system, self.spec.debate_id(item.key, system, repeat), repeat)
             for repeat in range(self.spec.repeats)
@@ -346,14 +364,24 @@ class CompareRunner:
         )
         return summary
 
-    def _register(self) -> None:
+    def _register(self) -> list[str]:
+        """Register the study, or check a rerun against it (each system's parameters too); its warnings."""
+        warnings: list[str] = []
+
         def changes(stored: dict[str, Any]) -> list[str]:
             if stored.get("kind") != KIND:
                 raise ExperimentError(f"experiment {self.spec.experiment_id!r} is not a comparison study")
-            return CompareSpec.model_validate(stored).differences(self.spec)
+            check = spec_changes.check(
+                stored, self.spec, lambda: spec_changes.debate_params(self.store, self.spec, self.prepared)
+            )
+            warnings.extend(check.warnings)
+            return CompareSpec.model_validate(stored).differences(self.spec) + check.refusals
 
         spec = self.spec.model_dump(mode="json")
         register_study(self.store, self.spec.experiment_id, self.backend.model_id, spec, changes)
+        for warning in warnings:
+            self.warn(warning)
+        return warnings
 
     def _run_one(self, job: Job, backend: Backend) -> str:
         setup = self.prepared.get(system_parts(job.system)[0], {}).get(job.item.key)

@@ -21,6 +21,10 @@ numbers mean nothing, the pipeline is exercised) and runs the study with a
 progress bar; Ctrl-C stops it, and the same command resumes. ``--repeats N``
 runs the study N times, each run with its own seed; without
 ``--temperature`` each system samples at its protocol's study temperature.
+A rerun whose systems' resolved parameters differ from the ones the study
+recorded (a protocol's default changed since) stops with each one, old ->
+new, and the ``--param`` that resumes it as it began (``spec_changes``); its
+warnings are printed in yellow.
 
 What it does not do: compute results (``compare_report``).
 """
@@ -356,6 +360,7 @@ def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress |
         prepared=prepared,
         seat_backend=seat_backends(args),
         lease=lease_from(args),
+        warn=lambda message: console.print(f"warning: {message}", style="yellow", markup=False),
     )
     try:
         summary = runner.run()

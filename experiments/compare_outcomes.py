@@ -7,7 +7,8 @@ answer was correct (or missing), the tokens the backend actually computed
 (prompt, of which cached, and generated), the wall time, what the debate did
 (points of information or questions, listener decisions, model mistakes
 recorded on the events: ``records_mistakes``), why it ended, and its final
-and correct answers, with the free-form scorings (``scoring``) as properties.
+and correct answers, the unit it disclosed by (its recorded segmenter), with
+the free-form scorings (``scoring``) as properties.
 
 What it does not do: summarise or write anything (``compare_report``), or
 read debates that did not finish (``compare_endings`` counts those).
@@ -47,6 +48,7 @@ class Outcome:
     final_answer: str | None = None
     gold: str | None = None  # the correct label, or the free-form answer
     free_form: bool = False
+    segmenter: str = ""  # the unit the debate recorded it disclosed by (``DebateStarted.segmenter``)
 
     @property
     def total_tokens(self) -> int:
@@ -122,6 +124,7 @@ def outcomes(store: Store, experiment_id: str) -> tuple[CompareSpec, list[Outcom
                 final_answer=end.final_answer,
                 gold=question.answer,
                 free_form=not question.is_multiple_choice,
+                segmenter=start.segmenter,
             )
         )
     return spec, found

@@ -15,11 +15,15 @@ paired bootstrap interval; one row per run in a study run several times),
 and, for a study of several runs, gives mean ± standard error over runs and a
 paired t-test across runs (``repeats``). The header states the temperature
 each system sampled at (the shared one, or each protocol's study
-temperature). ``full_markdown`` adds how the debates ended
-(``compare_endings``) and every plugin's own section and figures
+temperature) and the sentence segmenter, with the unit each system's
+debates recorded, and warns when the study's specification does not record
+its systems' parameters (``compare_setup``). ``full_markdown`` adds how the
+debates ended (``compare_endings``), each system's parameters and any that
+differ between its debates (``compare_setup``), and every plugin's own
+section and figures
 (``register_report_sections``, in plugin order); ``write_report`` writes
 ``report.md``, the figures and ``debates.csv`` (one row per finished debate,
-its repeat and end reason included).
+its repeat, end reason and segmenter included).
 
 Tokens are what our backend computed, counted once. The paper's code also
 made a second, non-streamed call per streamed speech to read its usage, which
@@ -37,7 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from experiments import compare_endings, extensions, paired, repeats
+from experiments import compare_endings, compare_setup, extensions, paired, repeats
 from experiments.accuracy import Accuracy
 from experiments.compare import KIND, CompareSpec, system_parts
 from experiments.compare_outcomes import Outcome, outcomes, records_mistakes
@@ -253,12 +257,14 @@ def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) 
         f"Model `{model_id}`; systems {', '.join(f'`{s}`' for s in spec.systems)}; "
         f"{_questions(spec)} (seed {spec.seed}"
         + (f"; {spec.repeats} runs, each with its own seed" if spec.repeats > 1 else "")
-        + f"); {_temperatures(spec)}; at most {spec.max_new_tokens} new tokens per call. Every system of a "
+        + f"); {_temperatures(spec)}; {compare_setup.segmenter_text(spec, found)}; at most {spec.max_new_tokens} "
+        "new tokens per call. Every system of a "
         "question runs with the same seed"
         + (" in each run" if spec.repeats > 1 else "")
         + ". Accuracy is the engine's exact scoring (option labels; free-form answers "
         "case-insensitively, numbers by value)"
         + ("; free-form questions are also scored by normalized exact match and containment below." if free else "."),
+        *compare_setup.not_recorded(spec),
         "",
         f"{len(found)} finished debates.",
         "",
@@ -314,6 +320,7 @@ def full_markdown(
     runs = store.experiments.runs(experiment_id)
     ended = compare_endings.section(compare_endings.endings(store, runs), spec.systems)
     text += "\n".join([*ended, "", ""]) if ended else ""
+    text += "\n".join([*compare_setup.section(store, spec, runs), "", ""])
     drawn: list[tuple[str, Any]] = []
     for section in extensions.report_sections():
         if section.build is None:

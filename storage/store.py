@@ -9,7 +9,8 @@ recording process has died as ``incomplete``. Then:
   variant, condition, status, outcome (correct or not), experiment;
 * ``debate(id)``: one summary; ``events(id)``: the debate's events as the very
   objects the engine emitted (``reading``), so live view and replay share one
-  code path;
+  code path; ``debate_params(experiment_id)``: the protocol parameters each
+  finished debate of an experiment ran with, in one query;
 * ``export_json`` / ``import_json`` / ``export_csv``: see ``transfer``;
 * ``experiments``: the experiment harness's tables (see ``experiments``);
 * ``cells(experiment_id)``: a study's cells as workers claim them (``cells``).
@@ -24,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
@@ -179,6 +181,15 @@ class Store:
             if row is None:
                 raise KeyError(f"no debate {debate_id!r} in the store")
             return DebateSummary.of(row)
+
+    def debate_params(self, experiment_id: str) -> dict[str, dict[str, Any]]:
+        """The resolved protocol parameters (``DebateStarted.config.params``, defaults filled) of each finished
+        debate of an experiment, by debate id."""
+        query = select(DebateRow.id, DebateRow.params).where(
+            DebateRow.experiment_id == experiment_id, DebateRow.status == DebateStatus.FINISHED.value
+        )
+        with Session(self.engine) as session:
+            return {debate_id: dict(params or {}) for debate_id, params in session.execute(query)}
 
     def find(self, prefix: str) -> str:
         """The full id of the one debate whose id starts with ``prefix`` (case matters)."""
