@@ -1,4 +1,4 @@
-"""The built-in protocols: five plugin packages, one folder each, shipped with the engine.
+"""The built-in protocols: six plugin packages, one folder each, shipped with the engine.
 
 What it does: lists the built-in plugin modules in ``PLUGINS``, which the
 plugin manager (``debate_core.plugins.manager``) registers first, through the
@@ -29,4 +29,5 @@ PLUGINS = (
     "protocols.handraiser.plugin",
     "protocols.ace.plugin",
     "protocols.sid.plugin",
+    "protocols.baselines.plugin",
 )

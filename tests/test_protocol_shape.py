@@ -35,7 +35,7 @@ PACKAGES = dict(package_folder(plugin) for plugin in PLUGINS)
 
 
 def test_the_built_in_packages_are_found():
-    assert set(PACKAGES) == {"kimura", "parliament", "handraiser", "ace", "sid"}
+    assert set(PACKAGES) == {"kimura", "parliament", "handraiser", "ace", "sid", "baselines"}
     assert all(folder.is_dir() for folder in PACKAGES.values())
 
 

@@ -1,0 +1,28 @@
+"""What a baselines stream can hold beyond the kernel's rules: one solver, speaking, and nothing else.
+
+What it does: ``stream_rules(variant)`` gives the ``RoleRules`` of a single-agent variant: one
+solver and nobody else, who only speaks (no listener decisions, interruptions or interventions);
+the debate ends when its phases are done, with the solver's answer (``single``) or, in
+``self_consistency``, the majority of its samples.
+
+What it does not do: check the order of the phases, or what was said.
+"""
+
+from __future__ import annotations
+
+from debate_core.events.records import EndReason
+from debate_core.kernel.consistency import FRAME, RoleRules
+
+
+def stream_rules(variant: str) -> RoleRules:
+    decisions: dict[str, str | None] = {"majority": None} if variant == "self_consistency" else {"single": "solver"}
+    return RoleRules(
+        roles=(("solver", 1, 1),),
+        speakers=("solver",),
+        listeners=(),
+        interrupters=(),
+        authors=(),
+        emits=FRAME,
+        reasons=frozenset({EndReason.PHASES_DONE}),
+        decisions=decisions,
+    )

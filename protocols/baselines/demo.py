@@ -1,0 +1,95 @@
+"""The baselines' scripted scenario: every single-agent variant's flow with no model at all.
+
+What it does: ``BaselinesDemo(config).reply`` answers each request kind of the family from a
+short script, so ``python -m debate_core run --protocol baselines --variant self_consistency
+--backend scripted`` shows the whole flow in a second: IO answers the right option directly; CoT
+reasons in three sentences to it; of Self-Consistency's samples the second strays to a wrong
+option and the majority keeps the right one; Step-Back first states the principle behind the
+question, then reasons from it; Self-Contrast names its perspectives, the second perspective's
+solution strays, the contrast turns the disagreement into a checklist item and the
+reconciliation settles on the right option.
+
+The script reads only what a model would get (the request kind and the prompt) and how many
+samples or perspectives it has answered.
+
+What it does not do: pretend to be a model, or script the multi-agent baselines (not built yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from debate_core.backends.base import GenerationRequest
+from debate_core.backends.scripted import ScriptByKind
+from debate_core.config import DebateConfig
+from protocols.baselines.forms import DEFAULT_PERSPECTIVES
+
+
+@dataclass
+class BaselinesDemo(ScriptByKind):
+    """The scenario's memory: how many samples and perspective solutions it has written."""
+
+    config: DebateConfig
+    demo_name = "baselines"
+    samples: int = 0
+    solutions: int = 0
+
+    def correct(self) -> str:
+        question = self.config.question
+        return question.answer or (question.labels[0] if question.labels else "unknown")
+
+    def wrong(self) -> str:
+        labels = self.config.question.labels
+        return next((label for label in labels if label != self.correct()), "not sure")
+
+    def reasoning(self, answer: str) -> str:
+        return (
+            "The question asks for one fact, so I recall what is known about it. "
+            f"Weighing each option against that, {answer} fits best and the others do not. "
+            f"So the answer is {answer}.\nFinal Answer: {answer}"
+        )
+
+    def _answer(self, request: GenerationRequest) -> str:
+        return f"Final Answer: {self.correct()}"
+
+    def _reasoning(self, request: GenerationRequest) -> str:
+        return self.reasoning(self.correct())
+
+    def _sample(self, request: GenerationRequest) -> str:
+        self.samples += 1
+        return self.reasoning(self.wrong() if self.samples == 2 else self.correct())
+
+    def _step_back(self, request: GenerationRequest) -> str:
+        return (
+            "Step-back question: What general principle or background fact decides questions of this kind?\n"
+            "Principles: Such a question is settled by the established measurement, not by how familiar an "
+            "option sounds. The option that matches the measurement is right."
+        )
+
+    def _step_back_reasoning(self, request: GenerationRequest) -> str:
+        answer = self.correct()
+        return (
+            "By the principle, I set aside how familiar each option sounds and compare it with the measurement. "
+            f"Only {answer} matches it. So the answer is {answer}.\nFinal Answer: {answer}"
+        )
+
+    def _perspectives(self, request: GenerationRequest) -> str:
+        return "\n".join(f"{i}. {p}" for i, p in enumerate(DEFAULT_PERSPECTIVES, 1))
+
+    def _perspective(self, request: GenerationRequest) -> str:
+        self.solutions += 1
+        return self.reasoning(self.wrong() if self.solutions == 2 else self.correct())
+
+    def _contrast(self, request: GenerationRequest) -> str:
+        return (
+            f"- Solution 2 chose {self.wrong()} while the others chose {self.correct()}: "
+            "check which fact each relied on.\n"
+            "- Solution 2 judged by familiarity, the others by the facts: check that the facts were recalled correctly."
+        )
+
+    def _reconcile(self, request: GenerationRequest) -> str:
+        answer = self.correct()
+        return (
+            f"Checking the first item, solution 2 relied on how familiar {self.wrong()} sounds, not on the facts. "
+            f"The facts the other solutions recalled hold, so {answer} stands.\nFinal Answer: {answer}"
+        )

@@ -1,0 +1,214 @@
+"""The baselines' request kinds: an answer, a reasoning with its answer line, a note, a list of perspectives.
+
+What it does: builds the ``Form`` kinds the variants ask, each rendering its template from
+``prompts/``:
+
+* solutions (``answer`` for IO; ``reasoning`` for CoT; ``sample`` for a Self-Consistency
+  sample; ``step_back_reasoning``; ``perspective`` and ``reconcile`` for Self-Contrast): plain
+  text ending with ``Final Answer: ...`` (a direct answer may be the answer alone). The answer
+  is read from the last such line (``final_answer``), normalised by the kernel's
+  ``normalize_answer`` (an option label, or a short free-form answer). Fallbacks: a reply that
+  names no answer keeps its text and leaves the answer where it was (noted on the reply); an
+  empty reply says nothing;
+* notes (``step_back``: the step-back question and its principles; ``contrast``: the checklist
+  of the perspectives' differences): plain text; fallback: nothing written;
+* ``perspectives``: one perspective per line (bullets and numbers stripped), at most the number
+  asked; fallback (and lines missing): ``DEFAULT_PERSPECTIVES``.
+
+A person in the solver's seat fills the same forms: the reasoning and a choice among the options
+(the answer alone for IO), the note, the perspectives one per line.
+
+What it does not do: decide who is asked when (``loop``) or word anything (``prompts/``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from debate_core.kernel.answers import MAX_FREE_ANSWER, answer_choices, normalize_answer
+from debate_core.kernel.forms import FieldSpec, Form, FormInvalid
+from protocols.baselines.params import BaselinesParams
+from protocols.baselines.prompting import render
+from protocols.baselines.views import SolverView
+
+MAX_TEXT_CHARS = 4_000
+DEFAULT_PERSPECTIVES = (
+    "Work it out from first principles, one step at a time.",
+    "Take the view of an expert in the field the question belongs to.",
+    "Work backwards: test each option against what the question states.",
+    "Look for the trap: which tempting answer is wrong, and why?",
+    "Estimate or recall a concrete example, then generalise.",
+    "Eliminate the options that cannot be right, then compare the rest.",
+    "Explain the question to a beginner, then answer it.",
+    "Check each claim the question rests on before answering.",
+)
+_LINE = re.compile(r"^[\s>*_#-]*final answer[\s*_]*[:：][\s*_]*(?P<value>.*?)[\s*_]*$", re.IGNORECASE | re.MULTILINE)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\(?\d+[.):])\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class Solved:
+    """What a solution says: its text (with its answer line) and the answer read from it."""
+
+    text: str
+    answer: str | None = None
+    problem: str | None = None
+
+
+def final_answer(text: str, view: SolverView, *, bare: bool = False) -> str | None:
+    """The answer the last ``Final Answer:`` line of ``text`` names (with ``bare``, a reply that is the answer
+    alone too); None when it names none."""
+    found = [m.group("value") for m in _LINE.finditer(text)]
+    if found:
+        return normalize_answer(found[-1], view.question)
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return normalize_answer(lines[-1], view.question) if bare and lines else None
+
+
+def _answer_field(view: SolverView) -> FieldSpec:
+    choices = answer_choices(view.question)
+    if choices:
+        return FieldSpec("answer", "choice", "Your answer", choices=choices, noun="answer")
+    return FieldSpec("answer", "text", "Your answer (a few words)", max_chars=MAX_FREE_ANSWER, noun="answer")
+
+
+def _problem(view: SolverView) -> str:
+    labels = view.question.labels
+    wanted = f" naming one of {', '.join(labels)}" if labels else ""
+    return f"no Final Answer line{wanted}: the answer stays as it was"
+
+
+def solution_form(kind: str, description: str, template: str, cap: int, *, reasoned: bool = True) -> Form[Any, Solved]:
+    """A solution ending with its ``Final Answer:`` line (``reasoned=False``: the answer alone, IO's)."""
+
+    def parse(raw: str, view: SolverView) -> tuple[Solved, str | None]:
+        if not any(ch.isalnum() for ch in raw):
+            raise FormInvalid("an empty reply")
+        answer = final_answer(raw, view, bare=not reasoned)
+        problem = None if answer is not None else _problem(view)
+        return Solved(raw.strip(), answer, problem), problem
+
+    def fields(view: SolverView) -> tuple[FieldSpec, ...]:
+        reasoning = FieldSpec(
+            "reasoning", "text", "Your reasoning", max_chars=MAX_TEXT_CHARS, words=True, noun="reasoning"
+        )
+        return (reasoning, _answer_field(view)) if reasoned else (_answer_field(view),)
+
+    def from_human(values: Mapping[str, Any], view: SolverView) -> Solved:
+        answer = normalize_answer(values.get("answer"), view.question)
+        said = f"Final Answer: {answer}" if answer else ""
+        text = "\n".join(part for part in (str(values.get("reasoning") or "").strip(), said) if part)
+        return Solved(text, answer)
+
+    return Form(
+        kind=kind,
+        description=description,
+        render=lambda view: render(template, view),
+        parse=parse,
+        fallback=lambda view: Solved("", None, "no reply"),
+        fields=fields,
+        from_human=from_human,
+        human_raw=lambda solved: solved.text,
+        describe=lambda view: description,
+        token_cap=lambda config: min(config.max_new_tokens, cap),
+        template=template,
+    )
+
+
+def note_form(kind: str, description: str, template: str, label: str, cap: int) -> Form[Any, str]:
+    """A plain text that names no answer (the step-back principles, the contrast's checklist)."""
+
+    def parse(raw: str, view: SolverView) -> tuple[str, str | None]:
+        if not any(ch.isalnum() for ch in raw):
+            raise FormInvalid("an empty reply")
+        return raw.strip(), None
+
+    return Form(
+        kind=kind,
+        description=description,
+        render=lambda view: render(template, view),
+        parse=parse,
+        fallback=lambda view: "",
+        fields=lambda view: (FieldSpec("text", "text", label, max_chars=MAX_TEXT_CHARS, words=True, noun="text"),),
+        from_human=lambda values, view: str(values["text"]).strip(),
+        human_raw=lambda text: text,
+        describe=lambda view: description,
+        token_cap=lambda config: min(config.max_new_tokens, cap),
+        template=template,
+    )
+
+
+def read_perspectives(text: str, count: int) -> tuple[str, ...]:
+    """At most ``count`` perspectives, one per non-empty line of ``text`` (bullets and numbers stripped), the
+    missing ones filled from ``DEFAULT_PERSPECTIVES``."""
+    found: list[str] = []
+    for line in text.splitlines():
+        item = _BULLET.sub("", line).strip()
+        if any(ch.isalnum() for ch in item) and item not in found:
+            found.append(item)
+    rest = [p for p in DEFAULT_PERSPECTIVES if p not in found]
+    return tuple((found + rest)[:count])
+
+
+def perspectives_form(cap: int) -> Form[Any, tuple[str, ...]]:
+    """Self-Contrast's solving perspectives, one per line."""
+    description = "the perspectives to solve the question from, one per line"
+
+    def parse(raw: str, view: SolverView) -> tuple[tuple[str, ...], str | None]:
+        if not any(ch.isalnum() for ch in raw):
+            raise FormInvalid("no perspective")
+        named = len([line for line in raw.splitlines() if any(ch.isalnum() for ch in line)])
+        note = (
+            f"{named} perspective(s) named of {view.count}: the rest are the defaults" if named < view.count else None
+        )
+        return read_perspectives(raw, view.count), note
+
+    return Form(
+        kind="perspectives",
+        description=description,
+        render=lambda view: render("perspectives", view),
+        parse=parse,
+        fallback=lambda view: DEFAULT_PERSPECTIVES[: view.count],
+        fields=lambda view: (
+            FieldSpec("text", "text", f"{view.count} perspectives, one per line", max_chars=MAX_TEXT_CHARS, words=True),
+        ),
+        from_human=lambda values, view: read_perspectives(str(values["text"]), view.count),
+        human_raw=lambda items: "\n".join(items),
+        describe=lambda view: description,
+        token_cap=lambda config: min(config.max_new_tokens, cap),
+        template="perspectives",
+    )
+
+
+def baseline_forms(params: BaselinesParams) -> dict[str, Form[Any, Any]]:
+    """Every request kind of the family, by kind."""
+    think, short = params.reasoning_tokens, params.answer_tokens
+    forms: list[Form[Any, Any]] = [
+        solution_form("answer", "the answer, directly", "io", short, reasoned=False),
+        solution_form("reasoning", "step-by-step reasoning and an answer", "cot", think),
+        solution_form("sample", "one sampled chain of thought and its answer", "cot", think),
+        note_form(
+            "step_back",
+            "the step-back question and the principles that answer it",
+            "step_back",
+            "Your step-back question and the principles behind the question",
+            think,
+        ),
+        solution_form(
+            "step_back_reasoning", "reasoning from the principles to an answer", "step_back_reasoning", think
+        ),
+        perspectives_form(think),
+        solution_form("perspective", "a solution from one perspective", "perspective", think),
+        note_form(
+            "contrast",
+            "a checklist of the solutions' differences",
+            "contrast",
+            "Your checklist of the differences, one item per line",
+            think,
+        ),
+        solution_form("reconcile", "the reconciled solution and its answer", "reconcile", think),
+    ]
+    return {form.kind: form for form in forms}

@@ -1,0 +1,106 @@
+"""The single-agent baselines' loops: IO, CoT, Self-Consistency, Step-Back prompting and Self-Contrast.
+
+What it does: each function drives one variant over a ``Desk`` (the run state, ``state``) and
+yields its events, ending with ``table.finish``:
+
+* ``io``: the question, answered directly (Input-Output prompting): one request, the answer alone;
+* ``cot``: step-by-step reasoning ending with its answer (Wei et al.'s chain of thought, zero-shot
+  in Kojima et al.'s words, "Let's think step by step");
+* ``self_consistency``: ``samples`` chains of thought sampled independently (each its own
+  request, its own seed), the debate's answer the majority of their answers (Wang et al.: sample
+  diverse reasoning paths, marginalise them by a majority vote); a tie is broken by the debate's
+  seeded draw, and a sample that names no answer casts no vote;
+* ``step_back``: abstraction, then reasoning (Zheng et al.): the solver first asks the more
+  general question behind the question and answers it with the principles, then reasons from
+  those principles to the answer;
+* ``self_contrast``: the solver names ``perspectives`` distinct solving perspectives, solves the
+  question from each, contrasts the solutions' differences into a checklist, and reconciles them
+  into one answer (Zhang et al.).
+
+Each step is the solver's public reply (a person in the seat sees and writes each); the
+debate's answer is the solver's last (``single``), or the samples' majority.
+
+What it does not do: parse or word anything (``forms``, ``prompts/``) or keep kernel state (the
+``Table`` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from debate_core.events.codec import Event
+from debate_core.events.records import AgentAnswer, EndReason
+from debate_core.kernel.endings import FinalDecision, count_votes, single
+from protocols.baselines.forms import Solved
+from protocols.baselines.state import Desk
+
+
+def _end(desk: Desk) -> Event:
+    table = desk.table
+    return table.finish(EndReason.PHASES_DONE, single(desk.solver, table.answers.get(desk.solver), table.answer_list()))
+
+
+def _step(
+    desk: Desk, phase: str, kind: str, *, round: int | None = None, nonce: int = 0, **fields: object
+) -> Iterator[Event]:
+    """One phase: a new turn, the solver asked ``kind`` and its reply voiced."""
+    yield desk.table.phase(phase, round)
+    desk.table.tick()
+    reply = desk.ask(kind, nonce=nonce, **fields)
+    desk.last = reply.value
+    yield from desk.voice(reply, kind=kind)
+
+
+def io(desk: Desk) -> Iterator[Event]:
+    yield from _step(desk, "answer", "answer")
+    yield _end(desk)
+
+
+def cot(desk: Desk) -> Iterator[Event]:
+    yield from _step(desk, "reasoning", "reasoning")
+    yield _end(desk)
+
+
+def self_consistency(desk: Desk) -> Iterator[Event]:
+    table, solver, k = desk.table, desk.solver, desk.params.samples
+    votes: list[str | None] = []
+    for sample in range(1, k + 1):
+        yield from _step(desk, "sample", "sample", round=sample, nonce=sample, sample=sample, samples=k)
+        assert isinstance(desk.last, Solved)
+        votes.append(desk.last.answer)
+    winner, counted, tie = count_votes(votes, table.rng)
+    answers = tuple(AgentAnswer(agent=solver, answer=answer) for answer in votes if answer is not None)
+    if winner is not None and winner != table.answers.get(solver):
+        yield table.update_answers({solver: winner}, cause="majority of the samples")
+    yield table.finish(EndReason.PHASES_DONE, FinalDecision(winner, "majority", answers, counted, tie))
+
+
+def step_back(desk: Desk) -> Iterator[Event]:
+    yield from _step(desk, "abstraction", "step_back")
+    principles = desk.last if isinstance(desk.last, str) else ""
+    yield from _step(desk, "reasoning", "step_back_reasoning", principles=principles)
+    yield _end(desk)
+
+
+def self_contrast(desk: Desk) -> Iterator[Event]:
+    count = desk.params.perspectives
+    yield from _step(desk, "perspectives", "perspectives", count=count)
+    perspectives = desk.last if isinstance(desk.last, tuple) else ()
+    solutions: list[str] = []
+    for index, perspective in enumerate(perspectives, 1):
+        yield from _step(desk, "solve", "perspective", round=index, nonce=index, perspective=perspective)
+        assert isinstance(desk.last, Solved)
+        solutions.append(f"(perspective: {perspective})\n{desk.last.text or '(no solution)'}")
+    yield from _step(desk, "contrast", "contrast", solutions=tuple(solutions))
+    checklist = desk.last if isinstance(desk.last, str) else ""
+    yield from _step(desk, "reconcile", "reconcile", solutions=tuple(solutions), checklist=checklist)
+    yield _end(desk)
+
+
+DRIVE = {
+    "io": io,
+    "cot": cot,
+    "self_consistency": self_consistency,
+    "step_back": step_back,
+    "self_contrast": self_contrast,
+}

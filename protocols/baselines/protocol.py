@@ -1,0 +1,92 @@
+"""The baselines the papers compare against (issue #26): IO, CoT, Self-Consistency, Step-Back, Self-Contrast.
+
+What it does: ``BaselinesProtocol`` is the protocol ``baselines``, one plugin whose variants are the
+baselines of ACE's and SID's tables, each written from its own paper (the ledger in ``docs.md``):
+
+* ``io``: answer directly (Input-Output prompting);
+* ``cot``: reason step by step, one answer (Wei et al.; Kojima et al.'s zero-shot wording);
+* ``self_consistency``: ``samples`` chains of thought, their majority (Wang et al.; 3 as SID runs it);
+* ``step_back``: a step-back question and its principles, then reasoning from them (Zheng et al.);
+* ``self_contrast``: several solving perspectives, their differences contrasted into a checklist,
+  a reconciled answer (Zhang et al.).
+
+Each is one role, ``solver``, which a person may take (they write each step the model would).
+``run`` builds the ``Desk`` (the run state, ``state``) and hands it to the variant's loop in
+``loop``. The multi-agent baselines (parallel debate, TAR, RPD, RTC, DMAD) are not built yet
+(their ledger rows say so, #26). None of the variants uses the public-token budget.
+
+What it does not do: word prompts (``prompts/``), parse replies (``forms``) or make kernel moves
+itself (``loop`` and ``state`` call the ``Table``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from debate_core.backends.scripted import Responder
+from debate_core.config import DebateConfig
+from debate_core.events.codec import Event
+from debate_core.events.records import EndReason
+from debate_core.kernel.consistency import StreamRules
+from debate_core.kernel.endings import FinalDecision, majority, single
+from debate_core.kernel.forms import Form
+from debate_core.protocols.base import Protocol, ProtocolParams, RoleSpec
+from protocols.baselines import loop
+from protocols.baselines.forms import baseline_forms
+from protocols.baselines.params import BaselinesParams
+from protocols.baselines.state import Desk
+
+if TYPE_CHECKING:
+    from debate_core.kernel.table import Table
+
+SOLVER = RoleSpec("solver", "solves the question alone, by the baseline's method; its answer is the debate's", 1, 1)
+
+
+class BaselinesProtocol(Protocol):
+    """The papers' baselines, one variant each; so far the single-agent ones (see the module docstring)."""
+
+    name = "baselines"
+    title = "Baselines: IO, CoT, Self-Consistency, Step-Back, Self-Contrast"
+    source = "the baselines of ACE's and SID's Table 1, each from its own paper"
+    variants = ("cot", "io", "self_consistency", "step_back", "self_contrast")
+    Params = BaselinesParams
+    roles: ClassVar[tuple[RoleSpec, ...]] = (SOLVER,)
+    min_agents = 1
+    # SID's Table 1, which runs these baselines, states no temperature; its code samples with each model's
+    # generation config (the backend's default), as SID's own study does. Self-Consistency needs a temperature
+    # above 0 to sample diverse paths (Wang et al. sample at 0.5-0.7); the backend's default gives it.
+    study_temperature = None
+
+    @property
+    def settings(self) -> BaselinesParams:
+        assert isinstance(self.params, BaselinesParams)
+        return self.params
+
+    def forms(self) -> Mapping[str, Form[Any, Any]]:
+        return baseline_forms(self.settings)
+
+    def unit_name(self, table: Table) -> str:
+        return table.sentences.name
+
+    @classmethod
+    def demo_responder(cls, config: DebateConfig) -> Responder:
+        from protocols.baselines.demo import BaselinesDemo
+
+        return BaselinesDemo(config).reply
+
+    @classmethod
+    def stream_rules(cls, variant: str, params: ProtocolParams, config: DebateConfig) -> StreamRules:
+        from protocols.baselines.consistency import stream_rules
+
+        return stream_rules(variant)
+
+    def run(self, table: Table) -> Iterator[Event]:
+        desk = Desk(table, self.settings, self.variant, baseline_forms(self.settings))
+        yield from loop.DRIVE[self.variant](desk)
+
+    def conclude(self, table: Table, reason: EndReason) -> FinalDecision:
+        if self.variant == "self_consistency":
+            return majority(table.answer_list(), table.rng)
+        (solver,) = table.with_role("solver")
+        return single(solver, table.answers.get(solver), table.answer_list())

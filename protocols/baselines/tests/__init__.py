@@ -1,0 +1,1 @@
+"""The baselines family's own tests (collected by pytest, not shipped in the wheel)."""

@@ -1,0 +1,172 @@
+"""The single-agent baselines on the scripted backend: what each asks, in what order, and how it answers.
+
+Each test runs a variant the way a user does (a ``Debate`` over a scripted backend, or the study
+harness from its command line) and asserts what the variant's paper makes it do: IO asks once for
+the answer alone; CoT reasons and ends with its answer line; Self-Consistency asks k samples and
+answers their majority; Step-Back reasons from the principles it first stated; Self-Contrast
+solves from each perspective, contrasts the solutions and reconciles them with the checklist in
+view. A person in the solver's seat, every fold, the store and the study report are the
+conformance suite's (``tests/conformance``).
+"""
+
+from __future__ import annotations
+
+import csv
+
+from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
+from debate_core.backends.base import GenerationRequest
+from debate_core.config import Question
+from debate_core.events import DebateEnded, EndReason, UtteranceGenerated
+from debate_core.protocols.registry import protocol_class
+from experiments.cli import main
+from protocols.baselines.demo import BaselinesDemo
+from protocols.baselines.forms import DEFAULT_PERSPECTIVES, final_answer, read_perspectives
+from protocols.baselines.views import SolverView
+from tests.conftest import QUESTION, of_type
+from tests.experiments.offline import block_downloads
+
+SINGLE = ("io", "cot", "self_consistency", "step_back", "self_contrast")
+
+
+def config(variant: str, **params: object) -> DebateConfig:
+    return DebateConfig(
+        question=QUESTION, agents=(AgentSpec(name="Solo"),), protocol="baselines", variant=variant, params=params
+    )
+
+
+def run(cfg: DebateConfig, responder=None) -> tuple[list, ScriptedBackend]:
+    backend = ScriptedBackend(responder or BaselinesDemo(cfg).reply)
+    return Debate(cfg, backend).run(), backend
+
+
+def ended(events: list) -> DebateEnded:
+    end = events[-1]
+    assert isinstance(end, DebateEnded)
+    return end
+
+
+def prompt(request: GenerationRequest) -> str:
+    return request.messages[-1].content
+
+
+def test_io_asks_once_for_the_answer_alone_and_it_is_the_debates():
+    events, backend = run(config("io"))
+    assert [r.kind for r in backend.requests] == ["answer"]
+    assert "no explanation" in prompt(backend.requests[0])
+    end = ended(events)
+    assert (end.final_answer, end.rule, end.decided_by, end.correct) == ("B", "single", "Solo", True)
+    assert end.reason is EndReason.PHASES_DONE
+
+
+def test_a_direct_answer_may_be_the_label_alone_but_a_reasoning_needs_its_final_answer_line():
+    view = SolverView(agent="Solo", question=QUESTION)
+    assert final_answer("B", view, bare=True) == "B"
+    assert final_answer("Beta", view, bare=True) == "B"
+    assert final_answer("I think B.\n**Final Answer:** (C)", view) == "C"
+    assert final_answer("Final Answer: A\nOn reflection...\nFinal Answer: D", view) == "D"  # the last line counts
+    assert final_answer("It is B, surely.", view) is None
+
+
+def test_cot_reasons_step_by_step_and_ends_with_its_answer():
+    events, backend = run(config("cot"))
+    assert [r.kind for r in backend.requests] == ["reasoning"]
+    assert "step by step" in prompt(backend.requests[0])
+    (said,) = of_type(events, UtteranceGenerated)
+    assert said.text.rstrip().endswith("Final Answer: B") and len(said.units) > 1
+    assert ended(events).final_answer == "B"
+
+
+def test_a_reasoning_without_an_answer_line_leaves_no_answer_and_says_why():
+    events, _ = run(config("cot"), lambda request: "I am not sure which it is.")
+    end = ended(events)
+    assert end.final_answer is None and end.correct is False
+    (said,) = of_type(events, UtteranceGenerated)
+    assert "no Final Answer line" in (said.structured or {}).get("problem", "")
+
+
+def test_self_consistency_samples_k_chains_of_thought_and_answers_their_majority():
+    events, backend = run(config("self_consistency"))  # samples=3: SID's setting
+    assert [r.kind for r in backend.requests] == ["sample"] * 3
+    assert len({r.sampling.seed for r in backend.requests}) == 3  # each sample its own draw
+    end = ended(events)  # the demo's second sample strays to A
+    assert (end.final_answer, end.rule) == ("B", "majority")
+    assert {(v.answer, v.count) for v in end.votes} == {("B", 2), ("A", 1)}
+    events, backend = run(config("self_consistency", samples=5))
+    assert len(backend.requests) == 5 and ended(events).final_answer == "B"
+
+
+def test_a_sample_that_names_no_answer_casts_no_vote():
+    replies = iter(["Final Answer: C", "I cannot tell.", "Final Answer: C"])
+    events, _ = run(config("self_consistency"), lambda request: next(replies))
+    end = ended(events)
+    assert (end.final_answer, [(v.answer, v.count) for v in end.votes]) == ("C", [("C", 2)])
+
+
+def test_step_back_states_the_principles_first_and_reasons_from_them():
+    events, backend = run(config("step_back"))
+    first, second = backend.requests
+    assert (first.kind, second.kind) == ("step_back", "step_back_reasoning")
+    assert "Do not answer the original question yet" in prompt(first)
+    principles = next(e.text for e in of_type(events, UtteranceGenerated) if e.kind == "step_back")
+    assert "Principles:" in principles and principles in prompt(second)
+    assert ended(events).final_answer == "B"
+
+
+def test_self_contrast_solves_from_each_perspective_contrasts_them_and_reconciles_with_the_checklist():
+    events, backend = run(config("self_contrast"))
+    kinds = [r.kind for r in backend.requests]
+    assert kinds == ["perspectives", "perspective", "perspective", "perspective", "contrast", "reconcile"]
+    solving = backend.requests[1:4]
+    assert [DEFAULT_PERSPECTIVES[i] in prompt(r) for i, r in enumerate(solving)] == [True] * 3
+    said = {e.kind: e.text for e in of_type(events, UtteranceGenerated)}
+    assert "Final Answer: A" in prompt(backend.requests[4])  # the second perspective's stray solution is contrasted
+    assert said["contrast"] in prompt(backend.requests[5])  # the checklist is in view when reconciling
+    assert ended(events).final_answer == "B"
+    _, backend = run(config("self_contrast", perspectives=2))
+    assert [r.kind for r in backend.requests].count("perspective") == 2
+
+
+def test_perspectives_are_read_one_per_line_and_missing_ones_are_the_defaults():
+    assert read_perspectives("1. Use algebra.\n- Draw a diagram\n\n- Use algebra.", 3) == (
+        "Use algebra.",
+        "Draw a diagram",
+        DEFAULT_PERSPECTIVES[0],
+    )
+    assert read_perspectives("a\nb\nc\nd", 2) == ("a", "b")
+
+
+def test_a_free_form_question_is_answered_in_a_few_words():
+    question = Question(text="What is the capital of France?", answer="Paris")
+    cfg = DebateConfig(question=question, agents=(AgentSpec(name="Solo"),), protocol="baselines", variant="cot")
+    events, _ = run(cfg, lambda request: "France's capital is well known.\nFinal Answer: Paris.")
+    assert (ended(events).final_answer, ended(events).correct) == ("Paris", True)
+
+
+def test_the_family_lists_its_single_agent_variants_with_the_study_temperature_of_sids_setup():
+    cls = protocol_class("baselines")
+    assert set(SINGLE) <= set(cls.variants) and cls.default_variant() == "cot"
+    assert cls.study_temperature is None  # the backend's default, as SID's code runs its baselines
+
+
+def test_a_comparison_of_the_single_agent_baselines_runs_end_to_end_and_reports_each(tmp_path, monkeypatch):
+    block_downloads(monkeypatch, tmp_path)
+    db, out = str(tmp_path / "s.sqlite3"), tmp_path / "report"
+    systems = ",".join(f"baselines/{v}" for v in SINGLE)
+    common = ["--experiment", "bl", "--db", db, "--backend", "scripted", "--no-progress"]
+    assert main(["compare", *common, "--systems", systems, "--mmlu", "2", "--strategyqa", "0"]) == 0
+    assert main(["report", "bl", "--db", db, "--out", str(out), "--no-png"]) == 0
+    text = (out / "report.md").read_text(encoding="utf-8")
+    with open(out / "debates.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for variant in SINGLE:
+        assert f"| mmlu | baselines/{variant} |" in text
+        mine = [row for row in rows if row["system"] == f"baselines/{variant}"]
+        assert len(mine) == 2 and all(row["end_reason"] == "phases_done" for row in mine)
+        assert all(int(row["generated_tokens"]) > 0 for row in mine)  # tokens are counted as every protocol's
+
+
+def test_a_reasoning_is_capped_at_reasoning_tokens_and_a_direct_answer_at_answer_tokens():
+    _, backend = run(config("cot", reasoning_tokens=200))
+    assert backend.requests[0].sampling.max_new_tokens == 200
+    _, backend = run(config("io"))
+    assert backend.requests[0].sampling.max_new_tokens == 48

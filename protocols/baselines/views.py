@@ -1,0 +1,37 @@
+"""What the solver is shown when it is asked to act.
+
+What it does: ``SolverView`` bundles what one request gives the solver: the question (and its
+context), its persona and private brief, the sentence limit the prompt states, and the pieces of
+the method the request is about: which sample it is (Self-Consistency), the step-back principles
+(Step-Back), the perspective it solves from, the solutions it contrasts and the checklist it
+reconciles them by (Self-Contrast). Unused pieces stay empty. The prompt templates and a person's
+form read the same object.
+
+What it does not do: hold anything the solver has not written or been given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from debate_core.config import Question
+
+
+@dataclass(frozen=True, slots=True)
+class SolverView:
+    """The solver's view of its own work at one request (see the module docstring)."""
+
+    agent: str
+    question: Question
+    persona: str = ""
+    brief: str = ""
+    context: str = ""
+    sentences: int = 8
+    sample: int = 1
+    samples: int = 1
+    principles: str = ""
+    perspective: str = ""
+    count: int = 0
+    solutions: tuple[str, ...] = ()
+    checklist: str = ""
+    current_answer: str | None = None
