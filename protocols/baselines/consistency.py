@@ -1,9 +1,10 @@
-"""What a baselines stream can hold beyond the kernel's rules: one solver, speaking, and nothing else.
+"""What a baselines stream can hold beyond the kernel's rules: one solver (or the debaters), speaking, nothing else.
 
 What it does: ``stream_rules(variant)`` gives the ``RoleRules`` of a single-agent variant: one
 solver and nobody else, who only speaks (no listener decisions, interruptions or interventions);
 the debate ends when its phases are done, with the solver's answer (``single``) or, in
-``self_consistency``, the majority of its samples.
+``self_consistency``, the majority of its samples; in ``parallel``, two or more debaters who only
+speak, the debate ending after its rounds with the majority of their answers.
 
 What it does not do: check the order of the phases, or what was said.
 """
@@ -15,6 +16,17 @@ from debate_core.kernel.consistency import FRAME, RoleRules
 
 
 def stream_rules(variant: str) -> RoleRules:
+    if variant == "parallel":
+        return RoleRules(
+            roles=(("debater", 2, None),),
+            speakers=("debater",),
+            listeners=(),
+            interrupters=(),
+            authors=(),
+            emits=FRAME,
+            reasons=frozenset({EndReason.ROUNDS}),
+            decisions={"majority": None},
+        )
     decisions: dict[str, str | None] = {"majority": None} if variant == "self_consistency" else {"single": "solver"}
     return RoleRules(
         roles=(("solver", 1, 1),),

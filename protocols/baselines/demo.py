@@ -1,4 +1,4 @@
-"""The baselines' scripted scenario: every single-agent variant's flow with no model at all.
+"""The baselines' scripted scenario: every variant's flow with no model at all.
 
 What it does: ``BaselinesDemo(config).reply`` answers each request kind of the family from a
 short script, so ``python -m debate_core run --protocol baselines --variant self_consistency
@@ -7,12 +7,13 @@ reasons in three sentences to it; of Self-Consistency's samples the second stray
 option and the majority keeps the right one; Step-Back first states the principle behind the
 question, then reasons from it; Self-Contrast names its perspectives, the second perspective's
 solution strays, the contrast turns the disagreement into a checklist item and the
-reconciliation settles on the right option.
+reconciliation settles on the right option. In parallel debate the second debater first answers
+a wrong option and comes round after reading the others, so the majority is unanimous.
 
 The script reads only what a model would get (the request kind and the prompt) and how many
 samples or perspectives it has answered.
 
-What it does not do: pretend to be a model, or script the multi-agent baselines (not built yet).
+What it does not do: pretend to be a model.
 """
 
 from __future__ import annotations
@@ -85,6 +86,18 @@ class BaselinesDemo(ScriptByKind):
             f"- Solution 2 chose {self.wrong()} while the others chose {self.correct()}: "
             "check which fact each relied on.\n"
             "- Solution 2 judged by familiarity, the others by the facts: check that the facts were recalled correctly."
+        )
+
+    def _first_answer(self, request: GenerationRequest) -> str:
+        names = [agent.name for agent in self.config.agents]
+        doubter = names[1] if len(names) > 1 else ""
+        return self.reasoning(self.wrong() if request.agent == doubter else self.correct())
+
+    def _revise(self, request: GenerationRequest) -> str:
+        answer = self.correct()
+        return (
+            f"Reading the others' answers, the case for {answer} is the better argued. "
+            f"I keep to it, or come round to it.\nFinal Answer: {answer}"
         )
 
     def _reconcile(self, request: GenerationRequest) -> str:

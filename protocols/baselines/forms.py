@@ -4,7 +4,8 @@ What it does: builds the ``Form`` kinds the variants ask, each rendering its tem
 ``prompts/``:
 
 * solutions (``answer`` for IO; ``reasoning`` for CoT; ``sample`` for a Self-Consistency
-  sample; ``step_back_reasoning``; ``perspective`` and ``reconcile`` for Self-Contrast): plain
+  sample; ``step_back_reasoning``; ``perspective`` and ``reconcile`` for Self-Contrast;
+  ``first_answer`` and ``revise`` for a debater of parallel debate): plain
   text ending with ``Final Answer: ...`` (a direct answer may be the answer alone). The answer
   is read from the last such line (``final_answer``), normalised by the kernel's
   ``normalize_answer`` (an option label, or a short free-form answer). Fallbacks: a reply that
@@ -210,5 +211,7 @@ def baseline_forms(params: BaselinesParams) -> dict[str, Form[Any, Any]]:
             think,
         ),
         solution_form("reconcile", "the reconciled solution and its answer", "reconcile", think),
+        solution_form("first_answer", "a debater's first answer, explained", "debate_first", think),
+        solution_form("revise", "an updated answer after reading the others'", "debate_revise", think),
     ]
     return {form.kind: form for form in forms}

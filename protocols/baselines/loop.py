@@ -1,4 +1,4 @@
-"""The single-agent baselines' loops: IO, CoT, Self-Consistency, Step-Back prompting and Self-Contrast.
+"""The baselines' loops: IO, CoT, Self-Consistency, Step-Back prompting, Self-Contrast, and parallel debate.
 
 What it does: each function drives one variant over a ``Desk`` (the run state, ``state``) and
 yields its events, ending with ``table.finish``:
@@ -15,10 +15,15 @@ yields its events, ending with ``table.finish``:
   those principles to the answer;
 * ``self_contrast``: the solver names ``perspectives`` distinct solving perspectives, solves the
   question from each, contrasts the solutions' differences into a checklist, and reconciles them
-  into one answer (Zhang et al.).
+  into one answer (Zhang et al.);
+* ``parallel``: Du et al.'s multi-agent debate: every debater answers alone (one batch), then in
+  each of ``rounds - 1`` rounds every debater reads the others' last answers (not this round's:
+  the round is asked in one batch before anyone's reply is said) and gives an updated answer; the
+  majority of the debaters' last answers decides (a debater whose reply names no answer keeps its
+  last; a tie is the debate's seeded draw).
 
-Each step is the solver's public reply (a person in the seat sees and writes each); the
-debate's answer is the solver's last (``single``), or the samples' majority.
+Each step is the seat's public reply (a person in a seat sees and writes each); the debate's
+answer is the solver's last (``single``), the samples' majority, or the debaters'.
 
 What it does not do: parse or word anything (``forms``, ``prompts/``) or keep kernel state (the
 ``Table`` does).
@@ -30,9 +35,10 @@ from collections.abc import Iterator
 
 from debate_core.events.codec import Event
 from debate_core.events.records import AgentAnswer, EndReason
-from debate_core.kernel.endings import FinalDecision, count_votes, single
+from debate_core.kernel.endings import FinalDecision, count_votes, majority, single
 from protocols.baselines.forms import Solved
 from protocols.baselines.state import Desk
+from protocols.baselines.views import SolverView
 
 
 def _end(desk: Desk) -> Event:
@@ -97,10 +103,36 @@ def self_contrast(desk: Desk) -> Iterator[Event]:
     yield _end(desk)
 
 
+def parallel(desk: Desk) -> Iterator[Event]:
+    """Du et al.'s debate: all answer alone, then each round every debater reads the others' last answers and
+    updates its own; the majority of the last answers decides."""
+    table = desk.table
+    last: dict[str, str] = {}
+    for round_ in range(1, desk.params.rounds + 1):
+        first = round_ == 1
+        yield table.phase("answer" if first else "revision", round_)
+        table.tick()
+
+        def seen(agent: str, round_: int = round_) -> SolverView:
+            others = tuple(f"{name}: {last.get(name) or '(no answer)'}" for name in desk.agents if name != agent)
+            return desk.view(agent, round=round_, own=last.get(agent, ""), others=others)
+
+        replies = desk.ask_all("first_answer" if first else "revise", seen)
+        for index, agent in enumerate(desk.agents):
+            if index:
+                table.tick()
+            reply = replies[agent]
+            yield from desk.voice(reply, kind="first_answer" if first else "revise", agent=agent)
+            if reply.value.text:
+                last[agent] = reply.value.text
+    yield table.finish(EndReason.ROUNDS, majority(table.answer_list(), table.rng))
+
+
 DRIVE = {
     "io": io,
     "cot": cot,
     "self_consistency": self_consistency,
     "step_back": step_back,
     "self_contrast": self_contrast,
+    "parallel": parallel,
 }

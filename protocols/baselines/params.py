@@ -1,12 +1,14 @@
 """The baselines' parameters: the numbers each baseline's method depends on, with their papers' defaults.
 
-What it does: ``BaselinesParams`` holds every setting of the single-agent variants that changes
+What it does: ``BaselinesParams`` holds every setting of the variants that changes
 what happens, each overridable from a configuration's ``params`` (``--param KEY=VALUE``):
 
 * ``samples``: Self-Consistency's k, the chain-of-thought samples whose majority answers (3, as
   SID's Table 1 runs it: "the number of self-consistency samples is set to 3");
 * ``perspectives``: Self-Contrast's number of solving perspectives (3; Zhang et al. let the
   model curate several and keep a few distinct ones, the project fixes the count);
+* ``rounds``: parallel debate's rounds, the first answers included (2, as Du et al. run 3 agents
+  over 2 rounds, and SID's Table 1 runs MAD; ACE's Table 1 runs its baselines over 4);
 * ``reasoning_sentences``: the most sentences a reasoning step is asked for (the papers set no
   limit; a limit keeps a small model within its token cap);
 * ``reasoning_tokens`` and ``answer_tokens``: the token caps of a reasoning and of a direct
@@ -25,6 +27,7 @@ from debate_core.protocols.base import ProtocolParams
 class BaselinesParams(ProtocolParams):
     """Every knob of the single-agent baselines (defaults: their papers', or SID's setup where it runs them)."""
 
+    rounds: int = Field(2, ge=1, le=20, description="parallel: answering rounds (round 1: the first answers)")
     samples: int = Field(3, ge=1, le=40, description="self_consistency: chain-of-thought samples (k)")
     perspectives: int = Field(3, ge=2, le=8, description="self_contrast: solving perspectives")
     reasoning_sentences: int = Field(8, ge=1, le=60, description="the most sentences a reasoning step is asked for")

@@ -54,6 +54,8 @@ def fields(view: SolverView) -> dict[str, str]:
         "solutions": solutions(view),
         "checklist": view.checklist or "(no differences found)",
         "answer_format": answer_format(view),
+        "own": view.own or "(nothing)",
+        "others": "\n\n".join(view.others) or "(none)",
     }
 
 

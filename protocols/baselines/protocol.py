@@ -1,4 +1,4 @@
-"""The baselines the papers compare against (issue #26): IO, CoT, Self-Consistency, Step-Back, Self-Contrast.
+"""The baselines the papers compare against (issue #26): IO, CoT, Self-Consistency, Step-Back, Self-Contrast, MAD.
 
 What it does: ``BaselinesProtocol`` is the protocol ``baselines``, one plugin whose variants are the
 baselines of ACE's and SID's tables, each written from its own paper (the ledger in ``docs.md``):
@@ -8,11 +8,14 @@ baselines of ACE's and SID's tables, each written from its own paper (the ledger
 * ``self_consistency``: ``samples`` chains of thought, their majority (Wang et al.; 3 as SID runs it);
 * ``step_back``: a step-back question and its principles, then reasoning from them (Zheng et al.);
 * ``self_contrast``: several solving perspectives, their differences contrasted into a checklist,
-  a reconciled answer (Zhang et al.).
+  a reconciled answer (Zhang et al.);
+* ``parallel``: multi-agent debate (Du et al.): two or more debaters (three in a study), ``rounds``
+  rounds, each reading the others' last answers, the majority.
 
-Each is one role, ``solver``, which a person may take (they write each step the model would).
+The single-agent ones have one role, ``solver``; parallel debate has ``debater`` (two or more). A
+person may take any seat (they write each step the model would).
 ``run`` builds the ``Desk`` (the run state, ``state``) and hands it to the variant's loop in
-``loop``. The multi-agent baselines (parallel debate, TAR, RPD, RTC, DMAD) are not built yet
+``loop``. The other multi-agent baselines (TAR, RPD, RTC, DMAD) are not built yet
 (their ledger rows say so, #26). None of the variants uses the public-token budget.
 
 What it does not do: word prompts (``prompts/``), parse replies (``forms``) or make kernel moves
@@ -41,17 +44,21 @@ if TYPE_CHECKING:
     from debate_core.kernel.table import Table
 
 SOLVER = RoleSpec("solver", "solves the question alone, by the baseline's method; its answer is the debate's", 1, 1)
+DEBATER = RoleSpec(
+    "debater", "answers, then updates its answer after reading the others'; the majority decides", 2, None
+)
+MULTI = ("parallel",)
 
 
 class BaselinesProtocol(Protocol):
-    """The papers' baselines, one variant each; so far the single-agent ones (see the module docstring)."""
+    """The papers' baselines, one variant each; so far the single-agent ones and parallel debate (module docstring)."""
 
     name = "baselines"
-    title = "Baselines: IO, CoT, Self-Consistency, Step-Back, Self-Contrast"
+    title = "Baselines: IO, CoT, Self-Consistency, Step-Back, Self-Contrast, parallel debate"
     source = "the baselines of ACE's and SID's Table 1, each from its own paper"
-    variants = ("cot", "io", "self_consistency", "step_back", "self_contrast")
+    variants = ("cot", "io", "self_consistency", "step_back", "self_contrast", "parallel")
     Params = BaselinesParams
-    roles: ClassVar[tuple[RoleSpec, ...]] = (SOLVER,)
+    roles: ClassVar[tuple[RoleSpec, ...]] = (SOLVER, DEBATER)
     min_agents = 1
     # SID's Table 1, which runs these baselines, states no temperature; its code samples with each model's
     # generation config (the backend's default), as SID's own study does. Self-Consistency needs a temperature
@@ -62,6 +69,9 @@ class BaselinesProtocol(Protocol):
     def settings(self) -> BaselinesParams:
         assert isinstance(self.params, BaselinesParams)
         return self.params
+
+    def role_specs(self) -> tuple[RoleSpec, ...]:
+        return (DEBATER,) if self.variant in MULTI else (SOLVER,)
 
     def forms(self) -> Mapping[str, Form[Any, Any]]:
         return baseline_forms(self.settings)
@@ -82,11 +92,12 @@ class BaselinesProtocol(Protocol):
         return stream_rules(variant)
 
     def run(self, table: Table) -> Iterator[Event]:
-        desk = Desk(table, self.settings, self.variant, baseline_forms(self.settings))
+        role = "debater" if self.variant in MULTI else "solver"
+        desk = Desk(table, self.settings, self.variant, baseline_forms(self.settings), role)
         yield from loop.DRIVE[self.variant](desk)
 
     def conclude(self, table: Table, reason: EndReason) -> FinalDecision:
-        if self.variant == "self_consistency":
+        if self.variant in ("self_consistency", *MULTI):
             return majority(table.answer_list(), table.rng)
         (solver,) = table.with_role("solver")
         return single(solver, table.answers.get(solver), table.answer_list())

@@ -1,10 +1,11 @@
-"""What the solver is shown when it is asked to act.
+"""What the solver (or a debater) is shown when it is asked to act.
 
 What it does: ``SolverView`` bundles what one request gives the solver: the question (and its
 context), its persona and private brief, the sentence limit the prompt states, and the pieces of
 the method the request is about: which sample it is (Self-Consistency), the step-back principles
 (Step-Back), the perspective it solves from, the solutions it contrasts and the checklist it
-reconciles them by (Self-Contrast). Unused pieces stay empty. The prompt templates and a person's
+reconciles them by (Self-Contrast); in a debate, the round, the agent's own last answer and the
+others' (parallel debate). Unused pieces stay empty. The prompt templates and a person's
 form read the same object.
 
 What it does not do: hold anything the solver has not written or been given.
@@ -34,4 +35,7 @@ class SolverView:
     count: int = 0
     solutions: tuple[str, ...] = ()
     checklist: str = ""
+    round: int = 1
+    own: str = ""
+    others: tuple[str, ...] = ()
     current_answer: str | None = None

@@ -1,11 +1,12 @@
-"""The single-agent baselines on the scripted backend: what each asks, in what order, and how it answers.
+"""The baselines built so far on the scripted backend: what each asks, in what order, and how it answers.
 
 Each test runs a variant the way a user does (a ``Debate`` over a scripted backend, or the study
 harness from its command line) and asserts what the variant's paper makes it do: IO asks once for
 the answer alone; CoT reasons and ends with its answer line; Self-Consistency asks k samples and
 answers their majority; Step-Back reasons from the principles it first stated; Self-Contrast
 solves from each perspective, contrasts the solutions and reconciles them with the checklist in
-view. A person in the solver's seat, every fold, the store and the study report are the
+view; parallel debate's debaters answer, read the others' last answers and revise, and the
+majority decides. A person in a seat, every fold, the store and the study report are the
 conformance suite's (``tests/conformance``).
 """
 
@@ -16,7 +17,7 @@ import csv
 from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
 from debate_core.backends.base import GenerationRequest
 from debate_core.config import Question
-from debate_core.events import DebateEnded, EndReason, UtteranceGenerated
+from debate_core.events import DebateEnded, EndReason, PhaseStarted, UtteranceGenerated
 from debate_core.protocols.registry import protocol_class
 from experiments.cli import main
 from protocols.baselines.demo import BaselinesDemo
@@ -26,6 +27,7 @@ from tests.conftest import QUESTION, of_type
 from tests.experiments.offline import block_downloads
 
 SINGLE = ("io", "cot", "self_consistency", "step_back", "self_contrast")
+BUILT = (*SINGLE, "parallel")
 
 
 def config(variant: str, **params: object) -> DebateConfig:
@@ -142,26 +144,27 @@ def test_a_free_form_question_is_answered_in_a_few_words():
     assert (ended(events).final_answer, ended(events).correct) == ("Paris", True)
 
 
-def test_the_family_lists_its_single_agent_variants_with_the_study_temperature_of_sids_setup():
+def test_the_family_lists_its_variants_with_the_study_temperature_of_sids_setup():
     cls = protocol_class("baselines")
-    assert set(SINGLE) <= set(cls.variants) and cls.default_variant() == "cot"
+    assert set(BUILT) == set(cls.variants) and cls.default_variant() == "cot"
     assert cls.study_temperature is None  # the backend's default, as SID's code runs its baselines
 
 
-def test_a_comparison_of_the_single_agent_baselines_runs_end_to_end_and_reports_each(tmp_path, monkeypatch):
+def test_a_comparison_of_the_built_baselines_runs_end_to_end_and_reports_each(tmp_path, monkeypatch):
     block_downloads(monkeypatch, tmp_path)
     db, out = str(tmp_path / "s.sqlite3"), tmp_path / "report"
-    systems = ",".join(f"baselines/{v}" for v in SINGLE)
+    systems = ",".join(f"baselines/{v}" for v in BUILT)
     common = ["--experiment", "bl", "--db", db, "--backend", "scripted", "--no-progress"]
     assert main(["compare", *common, "--systems", systems, "--mmlu", "2", "--strategyqa", "0"]) == 0
     assert main(["report", "bl", "--db", db, "--out", str(out), "--no-png"]) == 0
     text = (out / "report.md").read_text(encoding="utf-8")
     with open(out / "debates.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    for variant in SINGLE:
+    for variant in BUILT:
         assert f"| mmlu | baselines/{variant} |" in text
         mine = [row for row in rows if row["system"] == f"baselines/{variant}"]
-        assert len(mine) == 2 and all(row["end_reason"] == "phases_done" for row in mine)
+        reason = "rounds" if variant == "parallel" else "phases_done"
+        assert len(mine) == 2 and all(row["end_reason"] == reason for row in mine)
         assert all(int(row["generated_tokens"]) > 0 for row in mine)  # tokens are counted as every protocol's
 
 
@@ -170,3 +173,37 @@ def test_a_reasoning_is_capped_at_reasoning_tokens_and_a_direct_answer_at_answer
     assert backend.requests[0].sampling.max_new_tokens == 200
     _, backend = run(config("io"))
     assert backend.requests[0].sampling.max_new_tokens == 48
+
+
+def debaters(n: int = 3, **params: object) -> DebateConfig:
+    agents = tuple(AgentSpec(name=f"D{i}") for i in range(1, n + 1))
+    return DebateConfig(question=QUESTION, agents=agents, protocol="baselines", variant="parallel", params=params)
+
+
+def test_parallel_debaters_answer_alone_then_revise_after_reading_the_others_last_answers():
+    events, backend = run(debaters())  # rounds=2: Du et al.'s 3 agents over 2 rounds
+    assert [r.kind for r in backend.requests] == ["first_answer"] * 3 + ["revise"] * 3
+    assert len(backend.batches) == 2  # each round is asked in one batch
+    first = {r.agent: prompt(r) for r in backend.requests[:3]}
+    assert all("other agents" not in text for text in first.values())  # round 1: the question alone
+    revised = {r.agent: prompt(r) for r in backend.requests[3:]}
+    said = {e.speaker: e.text for e in of_type(events, UtteranceGenerated) if e.kind == "first_answer"}
+    for agent, text in revised.items():
+        others = [name for name in said if name != agent]
+        assert all(f"{name}: {said[name]}" in text for name in others)  # the others' last answers, named
+        assert f"{agent}: " not in text.split("other agents:")[1]  # not its own among them
+        assert said[agent] in text  # its own last answer, as its own
+    end = ended(events)  # the demo's second debater strays in round 1 and comes round
+    assert (end.final_answer, end.rule, end.reason) == ("B", "majority", EndReason.ROUNDS)
+    assert [(v.answer, v.count) for v in end.votes] == [("B", 3)]
+
+
+def test_parallel_runs_its_rounds_and_the_majority_of_the_last_answers_decides():
+    def stubborn(request: GenerationRequest) -> str:
+        return "Final Answer: C" if request.agent == "D1" else "Final Answer: A"
+
+    events, backend = run(debaters(rounds=4), stubborn)  # ACE's Table 1 runs its baselines over 4 rounds
+    assert [r.kind for r in backend.requests].count("revise") == 9
+    end = ended(events)
+    assert (end.final_answer, [(v.answer, v.count) for v in end.votes]) == ("A", [("A", 2), ("C", 1)])
+    assert len(of_type(events, PhaseStarted)) == 4
