@@ -4,7 +4,8 @@ What it does: ``stream_rules(variant)`` gives the ``RoleRules`` of a single-agen
 solver and nobody else, who only speaks (no listener decisions, interruptions or interventions);
 the debate ends when its phases are done, with the solver's answer (``single``) or, in
 ``self_consistency``, the majority of its samples; in ``parallel``, two or more debaters who only
-speak, the debate ending after its rounds with the majority of their answers.
+speak, the debate ending after its rounds with the majority of their answers; in ``tar``, the two
+sides and the judge, ending on the judge's verdict (after a round, or after the last).
 
 What it does not do: check the order of the phases, or what was said.
 """
@@ -16,6 +17,17 @@ from debate_core.kernel.consistency import FRAME, RoleRules
 
 
 def stream_rules(variant: str) -> RoleRules:
+    if variant == "tar":
+        return RoleRules(
+            roles=(("affirmative", 1, 1), ("negative", 1, 1), ("judge", 1, 1)),
+            speakers=("affirmative", "negative", "judge"),
+            listeners=(),
+            interrupters=(),
+            authors=(),
+            emits=FRAME,
+            reasons=frozenset({EndReason.VERDICT, EndReason.ROUNDS}),
+            decisions={"judge": "judge"},
+        )
     if variant == "parallel":
         return RoleRules(
             roles=(("debater", 2, None),),

@@ -8,7 +8,9 @@ option and the majority keeps the right one; Step-Back first states the principl
 question, then reasons from it; Self-Contrast names its perspectives, the second perspective's
 solution strays, the contrast turns the disagreement into a checklist item and the
 reconciliation settles on the right option. In parallel debate the second debater first answers
-a wrong option and comes round after reading the others, so the majority is unanimous.
+a wrong option and comes round after reading the others, so the majority is unanimous. In TAR
+the negative side argues a wrong option in round 1 (the judge lets the debate go on) and concedes
+in round 2, when the judge ends it for the affirmative side.
 
 The script reads only what a model would get (the request kind and the prompt) and how many
 samples or perspectives it has answered.
@@ -18,6 +20,7 @@ What it does not do: pretend to be a model.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from debate_core.backends.base import GenerationRequest
@@ -34,6 +37,8 @@ class BaselinesDemo(ScriptByKind):
     demo_name = "baselines"
     samples: int = 0
     solutions: int = 0
+    rebuttals: int = 0
+    calls: int = 0
 
     def correct(self) -> str:
         question = self.config.question
@@ -99,6 +104,34 @@ class BaselinesDemo(ScriptByKind):
             f"Reading the others' answers, the case for {answer} is the better argued. "
             f"I keep to it, or come round to it.\nFinal Answer: {answer}"
         )
+
+    def _affirmative(self, request: GenerationRequest) -> str:
+        answer = self.correct()
+        return (
+            f"The answer is {answer}: it is the option the facts of the question support. "
+            f"The other options each contradict one of those facts.\nFinal Answer: {answer}"
+        )
+
+    def _negative(self, request: GenerationRequest) -> str:
+        self.rebuttals += 1
+        if self.rebuttals > 1:
+            answer = self.correct()
+            return f"I tried to hold {self.wrong()}, but the affirmative side's facts stand.\nFinal Answer: {answer}"
+        answer = self.wrong()
+        return (
+            f"I disagree: {answer} is the more familiar option and fits the question's wording.\nFinal Answer: {answer}"
+        )
+
+    def _judge_check(self, request: GenerationRequest) -> str:
+        self.calls += 1
+        if self.calls == 1:
+            return json.dumps({"preference": "no", "side": "affirmative", "answer": self.correct(), "reason": ""})
+        reason = "Both sides now agree, and the affirmative side's facts are sound."
+        return json.dumps({"preference": "yes", "side": "affirmative", "answer": self.correct(), "reason": reason})
+
+    def _judge_final(self, request: GenerationRequest) -> str:
+        answer = self.correct()
+        return f"The affirmative side's reasons are the better founded.\nFinal Answer: {answer}"
 
     def _reconcile(self, request: GenerationRequest) -> str:
         answer = self.correct()

@@ -5,7 +5,8 @@ What it does: builds the ``Form`` kinds the variants ask, each rendering its tem
 
 * solutions (``answer`` for IO; ``reasoning`` for CoT; ``sample`` for a Self-Consistency
   sample; ``step_back_reasoning``; ``perspective`` and ``reconcile`` for Self-Contrast;
-  ``first_answer`` and ``revise`` for a debater of parallel debate): plain
+  ``first_answer`` and ``revise`` for a debater of parallel debate; ``affirmative``, ``negative``
+  and the judge's ``judge_final`` in TAR): plain
   text ending with ``Final Answer: ...`` (a direct answer may be the answer alone). The answer
   is read from the last such line (``final_answer``), normalised by the kernel's
   ``normalize_answer`` (an option label, or a short free-form answer). Fallbacks: a reply that
@@ -19,7 +20,8 @@ What it does: builds the ``Form`` kinds the variants ask, each rendering its tem
 A person in the solver's seat fills the same forms: the reasoning and a choice among the options
 (the answer alone for IO), the note, the perspectives one per line.
 
-What it does not do: decide who is asked when (``loop``) or word anything (``prompts/``).
+What it does not do: decide who is asked when (``loop``), word anything (``prompts/``) or read
+TAR's judge's call after a round (``judge``; ``protocol`` adds it to these).
 """
 
 from __future__ import annotations
@@ -213,5 +215,10 @@ def baseline_forms(params: BaselinesParams) -> dict[str, Form[Any, Any]]:
         solution_form("reconcile", "the reconciled solution and its answer", "reconcile", think),
         solution_form("first_answer", "a debater's first answer, explained", "debate_first", think),
         solution_form("revise", "an updated answer after reading the others'", "debate_revise", think),
+        solution_form("affirmative", "the affirmative side's answer and reasons", "tar_affirmative", think),
+        solution_form(
+            "negative", "the negative side's answer and reasons, against the affirmative", "tar_negative", think
+        ),
+        solution_form("judge_final", "the judge's verdict after the last round", "tar_final", think),
     ]
     return {form.kind: form for form in forms}

@@ -20,10 +20,15 @@ yields its events, ending with ``table.finish``:
   each of ``rounds - 1`` rounds every debater reads the others' last answers (not this round's:
   the round is asked in one batch before anyone's reply is said) and gives an updated answer; the
   majority of the debaters' last answers decides (a debater whose reply names no answer keeps its
-  last; a tie is the debate's seeded draw).
+  last; a tie is the debate's seeded draw);
+* ``tar``: Liang et al.'s debate with a judge: each round the affirmative side states (or
+  defends) its answer, the negative side disagrees and answers it point by point, and the judge
+  says whether one side is clearly right (``judge``); if so the debate ends with that answer
+  (``verdict``), else it goes on, and after ``max_rounds`` rounds the judge weighs both sides and
+  gives its own verdict.
 
 Each step is the seat's public reply (a person in a seat sees and writes each); the debate's
-answer is the solver's last (``single``), the samples' majority, or the debaters'.
+answer is the solver's last (``single``), the samples' majority, the debaters', or the judge's.
 
 What it does not do: parse or word anything (``forms``, ``prompts/``) or keep kernel state (the
 ``Table`` does).
@@ -32,11 +37,13 @@ What it does not do: parse or word anything (``forms``, ``prompts/``) or keep ke
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from debate_core.events.codec import Event
 from debate_core.events.records import AgentAnswer, EndReason
-from debate_core.kernel.endings import FinalDecision, count_votes, majority, single
+from debate_core.kernel.endings import FinalDecision, count_votes, majority, single, verdict
 from protocols.baselines.forms import Solved
+from protocols.baselines.judge import Judged
 from protocols.baselines.state import Desk
 from protocols.baselines.views import SolverView
 
@@ -47,7 +54,7 @@ def _end(desk: Desk) -> Event:
 
 
 def _step(
-    desk: Desk, phase: str, kind: str, *, round: int | None = None, nonce: int = 0, **fields: object
+    desk: Desk, phase: str, kind: str, *, round: int | None = None, nonce: int = 0, **fields: Any
 ) -> Iterator[Event]:
     """One phase: a new turn, the solver asked ``kind`` and its reply voiced."""
     yield desk.table.phase(phase, round)
@@ -128,6 +135,38 @@ def parallel(desk: Desk) -> Iterator[Event]:
     yield table.finish(EndReason.ROUNDS, majority(table.answer_list(), table.rng))
 
 
+def tar(desk: Desk) -> Iterator[Event]:
+    """Liang et al.'s debate: the affirmative and the negative side each round, then the judge's call; the judge
+    ends it with a side's answer, or gives its own verdict after the last round."""
+    table = desk.table
+    (affirmative,), (negative,), (judge,) = (table.with_role(role) for role in ("affirmative", "negative", "judge"))
+    record: list[str] = []
+    rounds = desk.params.max_rounds
+    for round_ in range(1, rounds + 1):
+        yield table.phase("debate", round_)
+        for agent, kind in ((affirmative, "affirmative"), (negative, "negative")):
+            table.tick()
+            reply = desk.ask(kind, agent=agent, round=round_, record=tuple(record))
+            yield from desk.voice(reply, kind=kind, agent=agent)
+            if reply.value.text:
+                record.append(f"{kind.capitalize()} (round {round_}): {reply.value.text}")
+        yield table.phase("judgement", round_)
+        table.tick()
+        sides = (table.answers.get(affirmative), table.answers.get(negative))
+        call = desk.ask("judge_check", agent=judge, round=round_, rounds=rounds, record=tuple(record), sides=sides)
+        judged = call.value
+        assert isinstance(judged, Judged)
+        yield from desk.voice(call.map(lambda j: Solved(j.text, j.answer)), kind="judge_check", agent=judge)
+        if judged.stop:
+            yield table.finish(EndReason.VERDICT, verdict(judge, table.answers.get(judge), table.answer_list()))
+            return
+    yield table.phase("verdict")
+    table.tick()
+    final = desk.ask("judge_final", agent=judge, rounds=rounds, record=tuple(record))
+    yield from desk.voice(final, kind="judge_final", agent=judge)
+    yield table.finish(EndReason.ROUNDS, verdict(judge, table.answers.get(judge), table.answer_list()))
+
+
 DRIVE = {
     "io": io,
     "cot": cot,
@@ -135,4 +174,5 @@ DRIVE = {
     "step_back": step_back,
     "self_contrast": self_contrast,
     "parallel": parallel,
+    "tar": tar,
 }

@@ -9,6 +9,8 @@ what happens, each overridable from a configuration's ``params`` (``--param KEY=
   model curate several and keep a few distinct ones, the project fixes the count);
 * ``rounds``: parallel debate's rounds, the first answers included (2, as Du et al. run 3 agents
   over 2 rounds, and SID's Table 1 runs MAD; ACE's Table 1 runs its baselines over 4);
+* ``max_rounds``: TAR's rounds at most (3, Liang et al.'s setting) before the judge gives its
+  own verdict; the judge may end the debate after any round;
 * ``reasoning_sentences``: the most sentences a reasoning step is asked for (the papers set no
   limit; a limit keeps a small model within its token cap);
 * ``reasoning_tokens`` and ``answer_tokens``: the token caps of a reasoning and of a direct
@@ -28,6 +30,7 @@ class BaselinesParams(ProtocolParams):
     """Every knob of the single-agent baselines (defaults: their papers', or SID's setup where it runs them)."""
 
     rounds: int = Field(2, ge=1, le=20, description="parallel: answering rounds (round 1: the first answers)")
+    max_rounds: int = Field(3, ge=1, le=20, description="tar: rounds at most before the judge's own verdict")
     samples: int = Field(3, ge=1, le=40, description="self_consistency: chain-of-thought samples (k)")
     perspectives: int = Field(3, ge=2, le=8, description="self_contrast: solving perspectives")
     reasoning_sentences: int = Field(8, ge=1, le=60, description="the most sentences a reasoning step is asked for")

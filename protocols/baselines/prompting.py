@@ -56,6 +56,11 @@ def fields(view: SolverView) -> dict[str, str]:
         "answer_format": answer_format(view),
         "own": view.own or "(nothing)",
         "others": "\n\n".join(view.others) or "(none)",
+        "record": "\n\n".join(view.record) or "(nothing yet)",
+        "rounds": str(view.rounds),
+        "round": str(view.round),
+        "side_a": view.sides[0] or "nothing yet",
+        "side_n": view.sides[1] or "nothing yet",
     }
 
 

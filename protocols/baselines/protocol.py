@@ -1,4 +1,4 @@
-"""The baselines the papers compare against (issue #26): IO, CoT, Self-Consistency, Step-Back, Self-Contrast, MAD.
+"""The baselines the papers compare against (issue #26): IO, CoT, Self-Consistency, Step-Back, Self-Contrast, MAD, TAR.
 
 What it does: ``BaselinesProtocol`` is the protocol ``baselines``, one plugin whose variants are the
 baselines of ACE's and SID's tables, each written from its own paper (the ledger in ``docs.md``):
@@ -10,12 +10,15 @@ baselines of ACE's and SID's tables, each written from its own paper (the ledger
 * ``self_contrast``: several solving perspectives, their differences contrasted into a checklist,
   a reconciled answer (Zhang et al.);
 * ``parallel``: multi-agent debate (Du et al.): two or more debaters (three in a study), ``rounds``
-  rounds, each reading the others' last answers, the majority.
+  rounds, each reading the others' last answers, the majority;
+* ``tar``: debate with a judge (Liang et al.): an affirmative and a negative side, and a judge who
+  after each round may end the debate with one side's answer, else gives its verdict at the end.
 
-The single-agent ones have one role, ``solver``; parallel debate has ``debater`` (two or more). A
+The single-agent ones have one role, ``solver``; parallel debate has ``debater`` (two or more);
+TAR ``affirmative``, ``negative`` and ``judge``. A
 person may take any seat (they write each step the model would).
 ``run`` builds the ``Desk`` (the run state, ``state``) and hands it to the variant's loop in
-``loop``. The other multi-agent baselines (TAR, RPD, RTC, DMAD) are not built yet
+``loop``. The other multi-agent baselines (RPD, RTC, DMAD) are not built yet
 (their ledger rows say so, #26). None of the variants uses the public-token budget.
 
 What it does not do: word prompts (``prompts/``), parse replies (``forms``) or make kernel moves
@@ -32,11 +35,12 @@ from debate_core.config import DebateConfig
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
 from debate_core.kernel.consistency import StreamRules
-from debate_core.kernel.endings import FinalDecision, majority, single
+from debate_core.kernel.endings import FinalDecision, majority, single, verdict
 from debate_core.kernel.forms import Form
 from debate_core.protocols.base import Protocol, ProtocolParams, RoleSpec
 from protocols.baselines import loop
 from protocols.baselines.forms import baseline_forms
+from protocols.baselines.judge import judge_form
 from protocols.baselines.params import BaselinesParams
 from protocols.baselines.state import Desk
 
@@ -47,18 +51,26 @@ SOLVER = RoleSpec("solver", "solves the question alone, by the baseline's method
 DEBATER = RoleSpec(
     "debater", "answers, then updates its answer after reading the others'; the majority decides", 2, None
 )
-MULTI = ("parallel",)
+AFFIRMATIVE = RoleSpec("affirmative", "states an answer and defends it against the negative side", 1, 1)
+NEGATIVE = RoleSpec("negative", "disagrees with the affirmative side's answer and argues its own", 1, 1)
+JUDGE = RoleSpec("judge", "after each round, says whether one side is clearly right; its verdict is the answer", 1, 1)
+MULTI: dict[str, tuple[RoleSpec, ...]] = {"parallel": (DEBATER,), "tar": (AFFIRMATIVE, NEGATIVE, JUDGE)}
+
+
+def every_form(params: BaselinesParams) -> dict[str, Form[Any, Any]]:
+    """Every request kind of the family, TAR's judge's call included."""
+    return {**baseline_forms(params), "judge_check": judge_form(params.reasoning_tokens)}
 
 
 class BaselinesProtocol(Protocol):
-    """The papers' baselines, one variant each; so far the single-agent ones and parallel debate (module docstring)."""
+    """The papers' baselines, one variant each; so far the single-agent ones, MAD and TAR (module docstring)."""
 
     name = "baselines"
-    title = "Baselines: IO, CoT, Self-Consistency, Step-Back, Self-Contrast, parallel debate"
+    title = "Baselines: IO, CoT, Self-Consistency, Step-Back, Self-Contrast, parallel debate, TAR"
     source = "the baselines of ACE's and SID's Table 1, each from its own paper"
-    variants = ("cot", "io", "self_consistency", "step_back", "self_contrast", "parallel")
+    variants = ("cot", "io", "self_consistency", "step_back", "self_contrast", "parallel", "tar")
     Params = BaselinesParams
-    roles: ClassVar[tuple[RoleSpec, ...]] = (SOLVER, DEBATER)
+    roles: ClassVar[tuple[RoleSpec, ...]] = (SOLVER, DEBATER, AFFIRMATIVE, NEGATIVE, JUDGE)
     min_agents = 1
     # SID's Table 1, which runs these baselines, states no temperature; its code samples with each model's
     # generation config (the backend's default), as SID's own study does. Self-Consistency needs a temperature
@@ -71,10 +83,10 @@ class BaselinesProtocol(Protocol):
         return self.params
 
     def role_specs(self) -> tuple[RoleSpec, ...]:
-        return (DEBATER,) if self.variant in MULTI else (SOLVER,)
+        return MULTI.get(self.variant, (SOLVER,))
 
     def forms(self) -> Mapping[str, Form[Any, Any]]:
-        return baseline_forms(self.settings)
+        return every_form(self.settings)
 
     def unit_name(self, table: Table) -> str:
         return table.sentences.name
@@ -92,12 +104,15 @@ class BaselinesProtocol(Protocol):
         return stream_rules(variant)
 
     def run(self, table: Table) -> Iterator[Event]:
-        role = "debater" if self.variant in MULTI else "solver"
-        desk = Desk(table, self.settings, self.variant, baseline_forms(self.settings), role)
+        role = {"parallel": "debater", "tar": ""}.get(self.variant, "solver")
+        desk = Desk(table, self.settings, self.variant, every_form(self.settings), role)
         yield from loop.DRIVE[self.variant](desk)
 
     def conclude(self, table: Table, reason: EndReason) -> FinalDecision:
-        if self.variant in ("self_consistency", *MULTI):
+        if self.variant == "tar":
+            (judge,) = table.with_role("judge")
+            return verdict(judge, table.answers.get(judge), table.answer_list())
+        if self.variant in ("self_consistency", "parallel"):
             return majority(table.answer_list(), table.rng)
         (solver,) = table.with_role("solver")
         return single(solver, table.answers.get(solver), table.answer_list())

@@ -1,10 +1,11 @@
 """The baselines' run state: the ``Desk``, one solver's (or the debaters') work on one question, and its moves.
 
 What it does: a ``Desk`` (the run state the variant loops take) knows who holds the solver's seat
-(or, in parallel debate, the debaters'), builds a seat's view (the question, its context, persona,
-brief and the pieces of the method at hand), asks it (or every debater, in one batch) one request
-kind, and voices what a seat wrote: the kernel's ``say`` followed by one ``disclose`` per turn
-(the table's sentence segmenter cuts it), the seat's answer updated from its ``Final Answer`` line.
+(or, in parallel debate, the debaters'; in TAR, every seat), builds a seat's view (the question,
+its context, persona, brief and the pieces of the method at hand), asks one seat (or every
+debater, in one batch) one request kind, and voices what a seat wrote: the kernel's ``say``
+followed by one ``disclose`` per turn (the table's sentence segmenter cuts it), the seat's answer
+updated from its ``Final Answer`` line.
 
 What it does not do: decide the order of a baseline (the variant loops in ``loop``) or make a
 kernel move on its own account: everything goes through the ``Table``.
@@ -30,7 +31,7 @@ class Desk:
         self, table: Table, params: BaselinesParams, variant: str, forms: dict[str, Form[Any, Any]], role: str
     ) -> None:
         self.table, self.params, self.variant, self.forms = table, params, variant, forms
-        self.agents = table.with_role(role)  # the solver, or the debaters in seat order
+        self.agents = table.with_role(role) if role else table.names  # the solver, the debaters, or everyone
         self.solver = self.agents[0]
         self.last: Any = None  # the value of the solver's last reply (a loop reads it for the next step)
 
@@ -50,10 +51,11 @@ class Desk:
         values.update(fields)
         return SolverView(**values)
 
-    def ask(self, kind: str, *, nonce: int = 0, **fields: Any) -> FormResult[Any]:
-        """The solver's reply to the request ``kind``, shown a view with ``fields``."""
-        view = self.view(**fields)
-        return self.table.ask(self.forms[kind], [self.solver], lambda _: view, nonce=nonce)[self.solver]
+    def ask(self, kind: str, *, agent: str | None = None, nonce: int = 0, **fields: Any) -> FormResult[Any]:
+        """One seat's (by default the solver's) reply to the request ``kind``, shown a view with ``fields``."""
+        agent = agent or self.solver
+        view = self.view(agent, **fields)
+        return self.table.ask(self.forms[kind], [agent], lambda _: view, nonce=nonce)[agent]
 
     def ask_all(self, kind: str, view: Callable[[str], SolverView]) -> Replies[Any]:
         """Every agent's reply to the request ``kind`` (one backend batch; people in parallel)."""

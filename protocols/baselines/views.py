@@ -1,12 +1,12 @@
 """What the solver (or a debater) is shown when it is asked to act.
 
-What it does: ``SolverView`` bundles what one request gives the solver: the question (and its
+What it does: ``SolverView`` bundles what one request gives a seat: the question (and its
 context), its persona and private brief, the sentence limit the prompt states, and the pieces of
 the method the request is about: which sample it is (Self-Consistency), the step-back principles
 (Step-Back), the perspective it solves from, the solutions it contrasts and the checklist it
 reconciles them by (Self-Contrast); in a debate, the round, the agent's own last answer and the
-others' (parallel debate). Unused pieces stay empty. The prompt templates and a person's
-form read the same object.
+others' (parallel debate), the debate's record, its rounds and each side's answer (TAR). Unused
+pieces stay empty. The prompt templates and a person's form read the same object.
 
 What it does not do: hold anything the solver has not written or been given.
 """
@@ -38,4 +38,7 @@ class SolverView:
     round: int = 1
     own: str = ""
     others: tuple[str, ...] = ()
+    record: tuple[str, ...] = ()
+    rounds: int = 1
+    sides: tuple[str | None, str | None] = (None, None)
     current_answer: str | None = None

@@ -6,8 +6,9 @@ the answer alone; CoT reasons and ends with its answer line; Self-Consistency as
 answers their majority; Step-Back reasons from the principles it first stated; Self-Contrast
 solves from each perspective, contrasts the solutions and reconciles them with the checklist in
 view; parallel debate's debaters answer, read the others' last answers and revise, and the
-majority decides. A person in a seat, every fold, the store and the study report are the
-conformance suite's (``tests/conformance``).
+majority decides; in TAR the negative side answers the affirmative's words and the judge ends the
+debate for a side, or gives its own verdict after the last round. A person in a seat, every fold,
+the store and the study report are the conformance suite's (``tests/conformance``).
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from debate_core.protocols.registry import protocol_class
 from experiments.cli import main
 from protocols.baselines.demo import BaselinesDemo
 from protocols.baselines.forms import DEFAULT_PERSPECTIVES, final_answer, read_perspectives
+from protocols.baselines.judge import Judged, judge_form
 from protocols.baselines.views import SolverView
 from tests.conftest import QUESTION, of_type
 from tests.experiments.offline import block_downloads
 
 SINGLE = ("io", "cot", "self_consistency", "step_back", "self_contrast")
-BUILT = (*SINGLE, "parallel")
+BUILT = (*SINGLE, "parallel", "tar")
 
 
 def config(variant: str, **params: object) -> DebateConfig:
@@ -163,7 +165,7 @@ def test_a_comparison_of_the_built_baselines_runs_end_to_end_and_reports_each(tm
     for variant in BUILT:
         assert f"| mmlu | baselines/{variant} |" in text
         mine = [row for row in rows if row["system"] == f"baselines/{variant}"]
-        reason = "rounds" if variant == "parallel" else "phases_done"
+        reason = {"parallel": "rounds", "tar": "verdict"}.get(variant, "phases_done")
         assert len(mine) == 2 and all(row["end_reason"] == reason for row in mine)
         assert all(int(row["generated_tokens"]) > 0 for row in mine)  # tokens are counted as every protocol's
 
@@ -207,3 +209,52 @@ def test_parallel_runs_its_rounds_and_the_majority_of_the_last_answers_decides()
     end = ended(events)
     assert (end.final_answer, [(v.answer, v.count) for v in end.votes]) == ("A", [("A", 2), ("C", 1)])
     assert len(of_type(events, PhaseStarted)) == 4
+
+
+def sides_and_judge(**params: object) -> DebateConfig:
+    agents = (AgentSpec(name="Aff"), AgentSpec(name="Neg"), AgentSpec(name="Judge"))
+    return DebateConfig(question=QUESTION, agents=agents, protocol="baselines", variant="tar", params=params)
+
+
+def test_tar_sides_debate_each_round_and_the_judge_ends_it_when_one_side_is_clearly_right():
+    events, backend = run(sides_and_judge())
+    kinds = [r.kind for r in backend.requests]
+    assert kinds == ["affirmative", "negative", "judge_check"] * 2  # the demo's judge prefers a side in round 2
+    said = of_type(events, UtteranceGenerated)
+    negative, judge = backend.requests[1:3]
+    assert said[0].text in prompt(negative) and "You disagree" in prompt(negative)  # tit for tat on its words
+    assert said[1].text in prompt(backend.requests[3])  # the affirmative answers the negative next round
+    assert "affirmative side answers B; the negative side answers A" in prompt(judge)
+    end = ended(events)
+    assert (end.final_answer, end.rule, end.decided_by, end.reason) == ("B", "judge", "Judge", EndReason.VERDICT)
+
+
+def test_tar_without_a_preference_runs_max_rounds_and_the_judge_gives_its_own_verdict():
+    def undecided(request: GenerationRequest) -> str:
+        if request.kind == "judge_check":
+            return '{"preference": "no", "side": "affirmative", "answer": "A", "reason": "Both are plausible."}'
+        if request.kind == "judge_final":
+            return "Weighing both sides, the negative side is right.\nFinal Answer: C"
+        return "Final Answer: A" if request.kind == "affirmative" else "Final Answer: C"
+
+    events, backend = run(sides_and_judge(), undecided)  # max_rounds=3
+    kinds = [r.kind for r in backend.requests]
+    assert kinds == ["affirmative", "negative", "judge_check"] * 3 + ["judge_final"]
+    end = ended(events)
+    assert (end.final_answer, end.rule, end.decided_by, end.reason) == ("C", "judge", "Judge", EndReason.ROUNDS)
+    _, backend = run(sides_and_judge(max_rounds=1), undecided)
+    assert [r.kind for r in backend.requests] == ["affirmative", "negative", "judge_check", "judge_final"]
+
+
+def test_the_judges_call_names_a_side_and_its_answer_and_a_bare_preference_lets_the_debate_go_on():
+    form = judge_form(200)
+    view = SolverView(agent="Judge", question=QUESTION, sides=("B", "A"))
+    assert form.parse('{"preference": "yes", "side": "negative", "answer": "", "reason": "r"}', view)[0] == Judged(
+        True, "negative", "A", "r"
+    )
+    lines = "Preference: yes\nSide: affirmative\nReason: sound.\nFinal Answer: (C)"
+    assert form.parse(lines, view)[0] == Judged(True, "affirmative", "C", "sound.")
+    judged, note = form.parse('{"preference": "yes", "side": "neither", "answer": "?"}', view)
+    assert not judged.stop and "goes on" in (note or "")
+    person = form.from_human({"preference": "yes", "side": "affirmative"}, view)
+    assert (person.stop, person.answer) == (True, "B")
