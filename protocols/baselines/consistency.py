@@ -3,7 +3,7 @@
 What it does: ``stream_rules(variant)`` gives the ``RoleRules`` of a single-agent variant: one
 solver and nobody else, who only speaks (no listener decisions, interruptions or interventions);
 the debate ends when its phases are done, with the solver's answer (``single``) or, in
-``self_consistency``, the majority of its samples; in ``parallel``, two or more debaters who only
+``self_consistency``, the majority of its samples; in ``parallel`` and ``dmad``, two or more debaters who only
 speak, the debate ending after its rounds with the majority of their answers; in ``tar``, the two
 sides and the judge, ending on the judge's verdict (after a round, or after the last).
 
@@ -28,7 +28,7 @@ def stream_rules(variant: str) -> RoleRules:
             reasons=frozenset({EndReason.VERDICT, EndReason.ROUNDS}),
             decisions={"judge": "judge"},
         )
-    if variant == "parallel":
+    if variant in ("parallel", "dmad"):
         return RoleRules(
             roles=(("debater", 2, None),),
             speakers=("debater",),

@@ -8,7 +8,8 @@ option and the majority keeps the right one; Step-Back first states the principl
 question, then reasons from it; Self-Contrast names its perspectives, the second perspective's
 solution strays, the contrast turns the disagreement into a checklist item and the
 reconciliation settles on the right option. In parallel debate the second debater first answers
-a wrong option and comes round after reading the others, so the majority is unanimous. In TAR
+a wrong option and comes round after reading the others, so the majority is unanimous (DMAD's
+debaters, each by its own way of reasoning, the same). In TAR
 the negative side argues a wrong option in round 1 (the judge lets the debate go on) and concedes
 in round 2, when the judge ends it for the affirmative side.
 
@@ -97,6 +98,12 @@ class BaselinesDemo(ScriptByKind):
         names = [agent.name for agent in self.config.agents]
         doubter = names[1] if len(names) > 1 else ""
         return self.reasoning(self.wrong() if request.agent == doubter else self.correct())
+
+    def _method_answer(self, request: GenerationRequest) -> str:
+        return self._first_answer(request)
+
+    def _method_revise(self, request: GenerationRequest) -> str:
+        return self._revise(request)
 
     def _revise(self, request: GenerationRequest) -> str:
         answer = self.correct()

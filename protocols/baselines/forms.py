@@ -6,7 +6,8 @@ What it does: builds the ``Form`` kinds the variants ask, each rendering its tem
 * solutions (``answer`` for IO; ``reasoning`` for CoT; ``sample`` for a Self-Consistency
   sample; ``step_back_reasoning``; ``perspective`` and ``reconcile`` for Self-Contrast;
   ``first_answer`` and ``revise`` for a debater of parallel debate; ``affirmative``, ``negative``
-  and the judge's ``judge_final`` in TAR): plain
+  and the judge's ``judge_final`` in TAR; ``method_answer`` and ``method_revise`` for a DMAD
+  debater, worded by its way of reasoning): plain
   text ending with ``Final Answer: ...`` (a direct answer may be the answer alone). The answer
   is read from the last such line (``final_answer``), normalised by the kernel's
   ``normalize_answer`` (an option label, or a short free-form answer). Fallbacks: a reply that
@@ -27,7 +28,7 @@ TAR's judge's call after a round (``judge``; ``protocol`` adds it to these).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,8 +85,12 @@ def _problem(view: SolverView) -> str:
     return f"no Final Answer line{wanted}: the answer stays as it was"
 
 
-def solution_form(kind: str, description: str, template: str, cap: int, *, reasoned: bool = True) -> Form[Any, Solved]:
-    """A solution ending with its ``Final Answer:`` line (``reasoned=False``: the answer alone, IO's)."""
+def solution_form(
+    kind: str, description: str, template: str | Callable[[SolverView], str], cap: int, *, reasoned: bool = True
+) -> Form[Any, Solved]:
+    """A solution ending with its ``Final Answer:`` line (``reasoned=False``: the answer alone, IO's); ``template``
+    may depend on the view (a DMAD debater's way of reasoning)."""
+    chosen: Callable[[SolverView], str] = template if callable(template) else lambda view: template
 
     def parse(raw: str, view: SolverView) -> tuple[Solved, str | None]:
         if not any(ch.isalnum() for ch in raw):
@@ -109,7 +114,7 @@ def solution_form(kind: str, description: str, template: str, cap: int, *, reaso
     return Form(
         kind=kind,
         description=description,
-        render=lambda view: render(template, view),
+        render=lambda view: render(chosen(view), view),
         parse=parse,
         fallback=lambda view: Solved("", None, "no reply"),
         fields=fields,
@@ -117,7 +122,7 @@ def solution_form(kind: str, description: str, template: str, cap: int, *, reaso
         human_raw=lambda solved: solved.text,
         describe=lambda view: description,
         token_cap=lambda config: min(config.max_new_tokens, cap),
-        template=template,
+        template=template if isinstance(template, str) else kind,
     )
 
 
@@ -186,6 +191,10 @@ def perspectives_form(cap: int) -> Form[Any, tuple[str, ...]]:
     )
 
 
+def _method(view: SolverView) -> str:
+    return f"dmad_{view.method}"
+
+
 def baseline_forms(params: BaselinesParams) -> dict[str, Form[Any, Any]]:
     """Every request kind of the family, by kind."""
     think, short = params.reasoning_tokens, params.answer_tokens
@@ -219,6 +228,8 @@ def baseline_forms(params: BaselinesParams) -> dict[str, Form[Any, Any]]:
         solution_form(
             "negative", "the negative side's answer and reasons, against the affirmative", "tar_negative", think
         ),
+        solution_form("method_answer", "a debater's first answer, by its own way of reasoning", _method, think),
+        solution_form("method_revise", "an updated answer, by its own way of reasoning", "dmad_revise", think),
         solution_form("judge_final", "the judge's verdict after the last round", "tar_final", think),
     ]
     return {form.kind: form for form in forms}

@@ -25,7 +25,10 @@ yields its events, ending with ``table.finish``:
   defends) its answer, the negative side disagrees and answers it point by point, and the judge
   says whether one side is clearly right (``judge``); if so the debate ends with that answer
   (``verdict``), else it goes on, and after ``max_rounds`` rounds the judge weighs both sides and
-  gives its own verdict.
+  gives its own verdict;
+* ``dmad``: Liu et al.'s diverse multi-agent debate: parallel debate whose debaters each reason by
+  their own method (``methods``, in seat order: chain of thought, step-back, self-contrast), in
+  their first answers and in every revision.
 
 Each step is the seat's public reply (a person in a seat sees and writes each); the debate's
 answer is the solver's last (``single``), the samples' majority, the debaters', or the judge's.
@@ -36,7 +39,7 @@ What it does not do: parse or word anything (``forms``, ``prompts/``) or keep ke
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from debate_core.events.codec import Event
@@ -113,23 +116,36 @@ def self_contrast(desk: Desk) -> Iterator[Event]:
 def parallel(desk: Desk) -> Iterator[Event]:
     """Du et al.'s debate: all answer alone, then each round every debater reads the others' last answers and
     updates its own; the majority of the last answers decides."""
+    yield from _debate(desk, "first_answer", "revise", lambda agent: "cot")
+
+
+def dmad(desk: Desk) -> Iterator[Event]:
+    """Liu et al.'s debate: parallel debate whose debaters each reason by their own method throughout."""
+    methods = desk.params.methods
+    order = {agent: methods[index % len(methods)] for index, agent in enumerate(desk.agents)}
+    yield from _debate(desk, "method_answer", "method_revise", order.__getitem__)
+
+
+def _debate(desk: Desk, first_kind: str, revise_kind: str, method: Callable[[str], str]) -> Iterator[Event]:
+    """``rounds`` rounds, each asked in one batch (no one reads its own round's answers); the majority decides."""
     table = desk.table
     last: dict[str, str] = {}
     for round_ in range(1, desk.params.rounds + 1):
         first = round_ == 1
+        kind = first_kind if first else revise_kind
         yield table.phase("answer" if first else "revision", round_)
         table.tick()
 
         def seen(agent: str, round_: int = round_) -> SolverView:
             others = tuple(f"{name}: {last.get(name) or '(no answer)'}" for name in desk.agents if name != agent)
-            return desk.view(agent, round=round_, own=last.get(agent, ""), others=others)
+            return desk.view(agent, round=round_, own=last.get(agent, ""), others=others, method=method(agent))
 
-        replies = desk.ask_all("first_answer" if first else "revise", seen)
+        replies = desk.ask_all(kind, seen)
         for index, agent in enumerate(desk.agents):
             if index:
                 table.tick()
             reply = replies[agent]
-            yield from desk.voice(reply, kind="first_answer" if first else "revise", agent=agent)
+            yield from desk.voice(reply, kind=kind, agent=agent)
             if reply.value.text:
                 last[agent] = reply.value.text
     yield table.finish(EndReason.ROUNDS, majority(table.answer_list(), table.rng))
@@ -175,4 +191,5 @@ DRIVE = {
     "self_contrast": self_contrast,
     "parallel": parallel,
     "tar": tar,
+    "dmad": dmad,
 }

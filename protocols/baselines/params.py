@@ -11,6 +11,9 @@ what happens, each overridable from a configuration's ``params`` (``--param KEY=
   over 2 rounds, and SID's Table 1 runs MAD; ACE's Table 1 runs its baselines over 4);
 * ``max_rounds``: TAR's rounds at most (3, Liang et al.'s setting) before the judge gives its
   own verdict; the judge may end the debate after any round;
+* ``methods``: DMAD's ways of reasoning, given to the debaters in seat order (cycling when there
+  are more debaters than methods): chain of thought, step-back prompting and self-contrast, the
+  reasoning methods SID's Table 1 compares, one per debater;
 * ``reasoning_sentences``: the most sentences a reasoning step is asked for (the papers set no
   limit; a limit keeps a small model within its token cap);
 * ``reasoning_tokens`` and ``answer_tokens``: the token caps of a reasoning and of a direct
@@ -20,6 +23,8 @@ What it does not do: run anything (``protocol``) or word prompts (``prompts/``).
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import Field
 
@@ -31,6 +36,11 @@ class BaselinesParams(ProtocolParams):
 
     rounds: int = Field(2, ge=1, le=20, description="parallel: answering rounds (round 1: the first answers)")
     max_rounds: int = Field(3, ge=1, le=20, description="tar: rounds at most before the judge's own verdict")
+    methods: tuple[Literal["cot", "step_back", "self_contrast"], ...] = Field(
+        ("cot", "step_back", "self_contrast"),
+        min_length=1,
+        description="dmad: each debater's way of reasoning, in turn",
+    )
     samples: int = Field(3, ge=1, le=40, description="self_consistency: chain-of-thought samples (k)")
     perspectives: int = Field(3, ge=2, le=8, description="self_contrast: solving perspectives")
     reasoning_sentences: int = Field(8, ge=1, le=60, description="the most sentences a reasoning step is asked for")

@@ -20,6 +20,8 @@ from string import Template
 from debate_core.backends.base import Message
 from protocols.baselines.views import SolverView
 
+METHOD_NAMES = {"cot": "chain of thought", "step_back": "step-back prompting", "self_contrast": "self-contrast"}
+
 
 @cache
 def template(name: str) -> Template:
@@ -61,6 +63,7 @@ def fields(view: SolverView) -> dict[str, str]:
         "round": str(view.round),
         "side_a": view.sides[0] or "nothing yet",
         "side_n": view.sides[1] or "nothing yet",
+        "method_name": METHOD_NAMES.get(view.method, view.method),
     }
 
 

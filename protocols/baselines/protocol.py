@@ -1,4 +1,4 @@
-"""The baselines the papers compare against (issue #26): IO, CoT, Self-Consistency, Step-Back, Self-Contrast, MAD, TAR.
+"""The baselines the papers compare against (issue #26): single-agent prompting methods and multi-agent debates.
 
 What it does: ``BaselinesProtocol`` is the protocol ``baselines``, one plugin whose variants are the
 baselines of ACE's and SID's tables, each written from its own paper (the ledger in ``docs.md``):
@@ -12,13 +12,16 @@ baselines of ACE's and SID's tables, each written from its own paper (the ledger
 * ``parallel``: multi-agent debate (Du et al.): two or more debaters (three in a study), ``rounds``
   rounds, each reading the others' last answers, the majority;
 * ``tar``: debate with a judge (Liang et al.): an affirmative and a negative side, and a judge who
-  after each round may end the debate with one side's answer, else gives its verdict at the end.
+  after each round may end the debate with one side's answer, else gives its verdict at the end;
+* ``dmad``: diverse multi-agent debate (Liu et al.): parallel debate whose debaters each reason by
+  their own method (chain of thought, step-back, self-contrast).
 
-The single-agent ones have one role, ``solver``; parallel debate has ``debater`` (two or more);
+The single-agent ones have one role, ``solver``; parallel debate and DMAD have ``debater`` (two
+or more);
 TAR ``affirmative``, ``negative`` and ``judge``. A
 person may take any seat (they write each step the model would).
 ``run`` builds the ``Desk`` (the run state, ``state``) and hands it to the variant's loop in
-``loop``. The other multi-agent baselines (RPD, RTC, DMAD) are not built yet
+``loop``. The other multi-agent baselines (RPD, RTC) are not built yet
 (their ledger rows say so, #26). None of the variants uses the public-token budget.
 
 What it does not do: word prompts (``prompts/``), parse replies (``forms``) or make kernel moves
@@ -54,7 +57,11 @@ DEBATER = RoleSpec(
 AFFIRMATIVE = RoleSpec("affirmative", "states an answer and defends it against the negative side", 1, 1)
 NEGATIVE = RoleSpec("negative", "disagrees with the affirmative side's answer and argues its own", 1, 1)
 JUDGE = RoleSpec("judge", "after each round, says whether one side is clearly right; its verdict is the answer", 1, 1)
-MULTI: dict[str, tuple[RoleSpec, ...]] = {"parallel": (DEBATER,), "tar": (AFFIRMATIVE, NEGATIVE, JUDGE)}
+MULTI: dict[str, tuple[RoleSpec, ...]] = {
+    "parallel": (DEBATER,),
+    "dmad": (DEBATER,),
+    "tar": (AFFIRMATIVE, NEGATIVE, JUDGE),
+}
 
 
 def every_form(params: BaselinesParams) -> dict[str, Form[Any, Any]]:
@@ -63,12 +70,12 @@ def every_form(params: BaselinesParams) -> dict[str, Form[Any, Any]]:
 
 
 class BaselinesProtocol(Protocol):
-    """The papers' baselines, one variant each; so far the single-agent ones, MAD and TAR (module docstring)."""
+    """The papers' baselines, one variant each; so far all but RPD and RTC (module docstring)."""
 
     name = "baselines"
-    title = "Baselines: IO, CoT, Self-Consistency, Step-Back, Self-Contrast, parallel debate, TAR"
+    title = "Baselines: IO, CoT, Self-Consistency, Step-Back, Self-Contrast, parallel debate, TAR, DMAD"
     source = "the baselines of ACE's and SID's Table 1, each from its own paper"
-    variants = ("cot", "io", "self_consistency", "step_back", "self_contrast", "parallel", "tar")
+    variants = ("cot", "io", "self_consistency", "step_back", "self_contrast", "parallel", "tar", "dmad")
     Params = BaselinesParams
     roles: ClassVar[tuple[RoleSpec, ...]] = (SOLVER, DEBATER, AFFIRMATIVE, NEGATIVE, JUDGE)
     min_agents = 1
@@ -104,7 +111,7 @@ class BaselinesProtocol(Protocol):
         return stream_rules(variant)
 
     def run(self, table: Table) -> Iterator[Event]:
-        role = {"parallel": "debater", "tar": ""}.get(self.variant, "solver")
+        role = {"parallel": "debater", "dmad": "debater", "tar": ""}.get(self.variant, "solver")
         desk = Desk(table, self.settings, self.variant, every_form(self.settings), role)
         yield from loop.DRIVE[self.variant](desk)
 
@@ -112,7 +119,7 @@ class BaselinesProtocol(Protocol):
         if self.variant == "tar":
             (judge,) = table.with_role("judge")
             return verdict(judge, table.answers.get(judge), table.answer_list())
-        if self.variant in ("self_consistency", "parallel"):
+        if self.variant in ("self_consistency", "parallel", "dmad"):
             return majority(table.answer_list(), table.rng)
         (solver,) = table.with_role("solver")
         return single(solver, table.answers.get(solver), table.answer_list())

@@ -5,8 +5,9 @@ context), its persona and private brief, the sentence limit the prompt states, a
 the method the request is about: which sample it is (Self-Consistency), the step-back principles
 (Step-Back), the perspective it solves from, the solutions it contrasts and the checklist it
 reconciles them by (Self-Contrast); in a debate, the round, the agent's own last answer and the
-others' (parallel debate), the debate's record, its rounds and each side's answer (TAR). Unused
-pieces stay empty. The prompt templates and a person's form read the same object.
+others' (parallel debate), the debate's record, its rounds and each side's answer (TAR), the
+debater's way of reasoning (DMAD). Unused pieces stay empty. The prompt templates and a
+person's form read the same object.
 
 What it does not do: hold anything the solver has not written or been given.
 """
@@ -41,4 +42,5 @@ class SolverView:
     record: tuple[str, ...] = ()
     rounds: int = 1
     sides: tuple[str | None, str | None] = (None, None)
+    method: str = "cot"
     current_answer: str | None = None

@@ -7,13 +7,17 @@ answers their majority; Step-Back reasons from the principles it first stated; S
 solves from each perspective, contrasts the solutions and reconciles them with the checklist in
 view; parallel debate's debaters answer, read the others' last answers and revise, and the
 majority decides; in TAR the negative side answers the affirmative's words and the judge ends the
-debate for a side, or gives its own verdict after the last round. A person in a seat, every fold,
+debate for a side, or gives its own verdict after the last round; DMAD's debaters keep their own
+ways of reasoning. A person in a seat, every fold,
 the store and the study report are the conformance suite's (``tests/conformance``).
 """
 
 from __future__ import annotations
 
 import csv
+
+import pytest
+from pydantic import ValidationError
 
 from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
 from debate_core.backends.base import GenerationRequest
@@ -29,7 +33,7 @@ from tests.conftest import QUESTION, of_type
 from tests.experiments.offline import block_downloads
 
 SINGLE = ("io", "cot", "self_consistency", "step_back", "self_contrast")
-BUILT = (*SINGLE, "parallel", "tar")
+BUILT = (*SINGLE, "parallel", "tar", "dmad")
 
 
 def config(variant: str, **params: object) -> DebateConfig:
@@ -165,7 +169,7 @@ def test_a_comparison_of_the_built_baselines_runs_end_to_end_and_reports_each(tm
     for variant in BUILT:
         assert f"| mmlu | baselines/{variant} |" in text
         mine = [row for row in rows if row["system"] == f"baselines/{variant}"]
-        reason = {"parallel": "rounds", "tar": "verdict"}.get(variant, "phases_done")
+        reason = {"parallel": "rounds", "dmad": "rounds", "tar": "verdict"}.get(variant, "phases_done")
         assert len(mine) == 2 and all(row["end_reason"] == reason for row in mine)
         assert all(int(row["generated_tokens"]) > 0 for row in mine)  # tokens are counted as every protocol's
 
@@ -258,3 +262,30 @@ def test_the_judges_call_names_a_side_and_its_answer_and_a_bare_preference_lets_
     assert not judged.stop and "goes on" in (note or "")
     person = form.from_human({"preference": "yes", "side": "affirmative"}, view)
     assert (person.stop, person.answer) == (True, "B")
+
+
+def test_dmad_debaters_each_reason_by_their_own_method_in_every_round():
+    cfg = debaters().model_copy(update={"variant": "dmad"})
+    events, backend = run(cfg)  # methods: chain of thought, step-back, self-contrast, in seat order
+    assert [r.kind for r in backend.requests] == ["method_answer"] * 3 + ["method_revise"] * 3
+    assert len(backend.batches) == 2
+    first = {r.agent: prompt(r) for r in backend.requests[:3]}
+    assert "step by step" in first["D1"] and "take a step back" in first["D2"] and "perspectives" in first["D3"]
+    revised = {r.agent: prompt(r) for r in backend.requests[3:]}
+    assert "Your way of reasoning is chain of thought" in revised["D1"]
+    assert "Your way of reasoning is step-back prompting" in revised["D2"]
+    assert "Your way of reasoning is self-contrast" in revised["D3"]
+    end = ended(events)
+    assert (end.final_answer, end.rule, end.reason) == ("B", "majority", EndReason.ROUNDS)
+
+
+def test_dmad_gives_the_methods_in_turn_and_refuses_one_it_does_not_know():
+    agents = tuple(AgentSpec(name=f"D{i}") for i in range(1, 5))
+    cfg = DebateConfig(
+        question=QUESTION, agents=agents, protocol="baselines", variant="dmad", params={"methods": ["cot", "step_back"]}
+    )
+    _, backend = run(cfg)
+    first = {r.agent: prompt(r) for r in backend.requests[:4]}
+    assert ["step by step" in first[f"D{i}"] for i in range(1, 5)] == [True, False, True, False]
+    with pytest.raises(ValidationError):
+        protocol_class("baselines").Params.model_validate({"methods": ["program_of_thought"]})
