@@ -3,8 +3,9 @@
 What it does: ``stream_rules(variant)`` gives the ``RoleRules`` of a single-agent variant: one
 solver and nobody else, who only speaks (no listener decisions, interruptions or interventions);
 the debate ends when its phases are done, with the solver's answer (``single``) or, in
-``self_consistency``, the majority of its samples; in ``parallel`` and ``dmad``, two or more debaters who only
-speak, the debate ending after its rounds with the majority of their answers; in ``tar``, the two
+``self_consistency``, the majority of its samples; in ``parallel``, ``dmad`` and ``rtc``, two or more debaters who only
+speak, the debate ending after its rounds with the majority of their answers (in ``rtc``, after
+its rounds or on a consensus, with the confidence-weighted vote); in ``tar``, the two
 sides and the judge, ending on the judge's verdict (after a round, or after the last).
 
 What it does not do: check the order of the phases, or what was said.
@@ -28,7 +29,8 @@ def stream_rules(variant: str) -> RoleRules:
             reasons=frozenset({EndReason.VERDICT, EndReason.ROUNDS}),
             decisions={"judge": "judge"},
         )
-    if variant in ("parallel", "dmad"):
+    if variant in ("parallel", "dmad", "rtc"):
+        rtc = variant == "rtc"
         return RoleRules(
             roles=(("debater", 2, None),),
             speakers=("debater",),
@@ -36,8 +38,8 @@ def stream_rules(variant: str) -> RoleRules:
             interrupters=(),
             authors=(),
             emits=FRAME,
-            reasons=frozenset({EndReason.ROUNDS}),
-            decisions={"majority": None},
+            reasons=frozenset({EndReason.ROUNDS, EndReason.CONSENSUS} if rtc else {EndReason.ROUNDS}),
+            decisions={"confidence_weighted": None} if rtc else {"majority": None},
         )
     decisions: dict[str, str | None] = {"majority": None} if variant == "self_consistency" else {"single": "solver"}
     return RoleRules(

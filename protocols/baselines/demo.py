@@ -9,7 +9,8 @@ question, then reasons from it; Self-Contrast names its perspectives, the second
 solution strays, the contrast turns the disagreement into a checklist item and the
 reconciliation settles on the right option. In parallel debate the second debater first answers
 a wrong option and comes round after reading the others, so the majority is unanimous (DMAD's
-debaters, each by its own way of reasoning, the same). In TAR
+debaters, each by its own way of reasoning, the same; in RTC the stray answer comes with a low
+confidence, the discussion brings everyone round and the consensus ends it). In TAR
 the negative side argues a wrong option in round 1 (the judge lets the debate go on) and concedes
 in round 2, when the judge ends it for the affirmative side.
 
@@ -104,6 +105,16 @@ class BaselinesDemo(ScriptByKind):
 
     def _method_revise(self, request: GenerationRequest) -> str:
         return self._revise(request)
+
+    def _rtc_first(self, request: GenerationRequest) -> str:
+        names = [agent.name for agent in self.config.agents]
+        doubting = len(names) > 1 and request.agent == names[1]
+        return self.reasoning(self.wrong() if doubting else self.correct()) + (
+            "\nConfidence: 0.6" if doubting else "\nConfidence: 0.9"
+        )
+
+    def _rtc_revise(self, request: GenerationRequest) -> str:
+        return self._revise(request) + "\nConfidence: 0.9"
 
     def _revise(self, request: GenerationRequest) -> str:
         answer = self.correct()

@@ -60,6 +60,7 @@ class Solved:
     text: str
     answer: str | None = None
     problem: str | None = None
+    confidence: float | None = None  # RTC's stated confidence
 
 
 def final_answer(text: str, view: SolverView, *, bare: bool = False) -> str | None:

@@ -28,7 +28,12 @@ yields its events, ending with ``table.finish``:
   gives its own verdict;
 * ``dmad``: Liu et al.'s diverse multi-agent debate: parallel debate whose debaters each reason by
   their own method (``methods``, in seat order: chain of thought, step-back, self-contrast), in
-  their first answers and in every revision.
+  their first answers and in every revision;
+* ``rtc``: ReConcile's round table (Chen et al.): every agent answers with an explanation and a
+  confidence, then in up to ``discussion_rounds`` rounds reads all the last answers grouped by
+  answer (explanations and confidences with them) and revises; a round that begins in consensus
+  is not held (end reason ``consensus``); the answers are decided by the confidence-weighted vote
+  (``reconcile.weighted_vote``).
 
 Each step is the seat's public reply (a person in a seat sees and writes each); the debate's
 answer is the solver's last (``single``), the samples' majority, the debaters', or the judge's.
@@ -44,9 +49,10 @@ from typing import Any
 
 from debate_core.events.codec import Event
 from debate_core.events.records import AgentAnswer, EndReason
-from debate_core.kernel.endings import FinalDecision, count_votes, majority, single, verdict
+from debate_core.kernel.endings import FinalDecision, consensus, count_votes, majority, single, verdict
 from protocols.baselines.forms import Solved
 from protocols.baselines.judge import Judged
+from protocols.baselines.reconcile import grouped, weighted_vote
 from protocols.baselines.state import Desk
 from protocols.baselines.views import SolverView
 
@@ -183,6 +189,39 @@ def tar(desk: Desk) -> Iterator[Event]:
     yield table.finish(EndReason.ROUNDS, verdict(judge, table.answers.get(judge), table.answer_list()))
 
 
+def rtc(desk: Desk) -> Iterator[Event]:
+    """ReConcile's round table: answers with confidence, up to ``discussion_rounds`` rounds of discussion over the
+    grouped answers (ended early by a consensus), then the confidence-weighted vote."""
+    table = desk.table
+    last: dict[str, Solved] = {}
+    reason = EndReason.ROUNDS
+    for round_ in range(1, desk.params.discussion_rounds + 2):
+        first = round_ == 1
+        if not first and consensus(table.answer_list()) is not None:
+            reason = EndReason.CONSENSUS
+            break
+        kind = "rtc_first" if first else "rtc_revise"
+        yield table.phase("answer" if first else "discussion", round_)
+        table.tick()
+        shown = grouped(last)
+
+        def seen(agent: str, round_: int = round_, shown: tuple[str, ...] = shown) -> SolverView:
+            own = last[agent].text if agent in last else ""
+            return desk.view(agent, round=round_, own=own, others=shown)
+
+        replies = desk.ask_all(kind, seen)
+        for index, agent in enumerate(desk.agents):
+            if index:
+                table.tick()
+            yield from desk.voice(replies[agent], kind=kind, agent=agent)
+            if replies[agent].value.text:
+                last[agent] = replies[agent].value
+    confidences = {agent: solved.confidence for agent, solved in last.items()}
+    decision, tally = weighted_vote(table.answer_list(), confidences, table.rng)
+    yield table.phase("vote", detail=f"confidence-weighted: {tally}")
+    yield table.finish(reason, decision)
+
+
 DRIVE = {
     "io": io,
     "cot": cot,
@@ -192,4 +231,5 @@ DRIVE = {
     "parallel": parallel,
     "tar": tar,
     "dmad": dmad,
+    "rtc": rtc,
 }

@@ -14,6 +14,8 @@ what happens, each overridable from a configuration's ``params`` (``--param KEY=
 * ``methods``: DMAD's ways of reasoning, given to the debaters in seat order (cycling when there
   are more debaters than methods): chain of thought, step-back prompting and self-contrast, the
   reasoning methods SID's Table 1 compares, one per debater;
+* ``discussion_rounds``: RTC's discussion rounds at most after the first answers (3, ReConcile's
+  R; a consensus ends them earlier);
 * ``reasoning_sentences``: the most sentences a reasoning step is asked for (the papers set no
   limit; a limit keeps a small model within its token cap);
 * ``reasoning_tokens`` and ``answer_tokens``: the token caps of a reasoning and of a direct
@@ -41,6 +43,7 @@ class BaselinesParams(ProtocolParams):
         min_length=1,
         description="dmad: each debater's way of reasoning, in turn",
     )
+    discussion_rounds: int = Field(3, ge=0, le=20, description="rtc: discussion rounds at most after the answers")
     samples: int = Field(3, ge=1, le=40, description="self_consistency: chain-of-thought samples (k)")
     perspectives: int = Field(3, ge=2, le=8, description="self_contrast: solving perspectives")
     reasoning_sentences: int = Field(8, ge=1, le=60, description="the most sentences a reasoning step is asked for")

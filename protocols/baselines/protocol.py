@@ -14,14 +14,17 @@ baselines of ACE's and SID's tables, each written from its own paper (the ledger
 * ``tar``: debate with a judge (Liang et al.): an affirmative and a negative side, and a judge who
   after each round may end the debate with one side's answer, else gives its verdict at the end;
 * ``dmad``: diverse multi-agent debate (Liu et al.): parallel debate whose debaters each reason by
-  their own method (chain of thought, step-back, self-contrast).
+  their own method (chain of thought, step-back, self-contrast);
+* ``rtc``: ReConcile (Chen et al.): agents (each may be its own model, ``--model-for NAME=MODEL``)
+  answer with a confidence, discuss over the grouped answers until a consensus or
+  ``discussion_rounds``, and a confidence-weighted vote decides.
 
-The single-agent ones have one role, ``solver``; parallel debate and DMAD have ``debater`` (two
-or more);
+The single-agent ones have one role, ``solver``; parallel debate, DMAD and RTC have ``debater``
+(two or more);
 TAR ``affirmative``, ``negative`` and ``judge``. A
 person may take any seat (they write each step the model would).
 ``run`` builds the ``Desk`` (the run state, ``state``) and hands it to the variant's loop in
-``loop``. The other multi-agent baselines (RPD, RTC) are not built yet
+``loop``. RPD is not built yet
 (their ledger rows say so, #26). None of the variants uses the public-token budget.
 
 What it does not do: word prompts (``prompts/``), parse replies (``forms``) or make kernel moves
@@ -45,6 +48,7 @@ from protocols.baselines import loop
 from protocols.baselines.forms import baseline_forms
 from protocols.baselines.judge import judge_form
 from protocols.baselines.params import BaselinesParams
+from protocols.baselines.reconcile import confident_form, weighted_vote
 from protocols.baselines.state import Desk
 
 if TYPE_CHECKING:
@@ -60,22 +64,29 @@ JUDGE = RoleSpec("judge", "after each round, says whether one side is clearly ri
 MULTI: dict[str, tuple[RoleSpec, ...]] = {
     "parallel": (DEBATER,),
     "dmad": (DEBATER,),
+    "rtc": (DEBATER,),
     "tar": (AFFIRMATIVE, NEGATIVE, JUDGE),
 }
 
 
 def every_form(params: BaselinesParams) -> dict[str, Form[Any, Any]]:
-    """Every request kind of the family, TAR's judge's call included."""
-    return {**baseline_forms(params), "judge_check": judge_form(params.reasoning_tokens)}
+    """Every request kind of the family, TAR's judge's call and RTC's answers with confidence included."""
+    cap = params.reasoning_tokens
+    return {
+        **baseline_forms(params),
+        "judge_check": judge_form(cap),
+        "rtc_first": confident_form("rtc_first", "an answer, its explanation and a confidence", "rtc_first", cap),
+        "rtc_revise": confident_form("rtc_revise", "a revised answer after the round table", "rtc_revise", cap),
+    }
 
 
 class BaselinesProtocol(Protocol):
-    """The papers' baselines, one variant each; so far all but RPD and RTC (module docstring)."""
+    """The papers' baselines, one variant each; so far all but RPD (see the module docstring)."""
 
     name = "baselines"
     title = "Baselines: IO, CoT, Self-Consistency, Step-Back, Self-Contrast, parallel debate, TAR, DMAD"
     source = "the baselines of ACE's and SID's Table 1, each from its own paper"
-    variants = ("cot", "io", "self_consistency", "step_back", "self_contrast", "parallel", "tar", "dmad")
+    variants = ("cot", "io", "self_consistency", "step_back", "self_contrast", "parallel", "tar", "dmad", "rtc")
     Params = BaselinesParams
     roles: ClassVar[tuple[RoleSpec, ...]] = (SOLVER, DEBATER, AFFIRMATIVE, NEGATIVE, JUDGE)
     min_agents = 1
@@ -111,7 +122,7 @@ class BaselinesProtocol(Protocol):
         return stream_rules(variant)
 
     def run(self, table: Table) -> Iterator[Event]:
-        role = {"parallel": "debater", "dmad": "debater", "tar": ""}.get(self.variant, "solver")
+        role = "" if self.variant == "tar" else "debater" if self.variant in MULTI else "solver"
         desk = Desk(table, self.settings, self.variant, every_form(self.settings), role)
         yield from loop.DRIVE[self.variant](desk)
 
@@ -119,6 +130,8 @@ class BaselinesProtocol(Protocol):
         if self.variant == "tar":
             (judge,) = table.with_role("judge")
             return verdict(judge, table.answers.get(judge), table.answer_list())
+        if self.variant == "rtc":
+            return weighted_vote(table.answer_list(), {}, table.rng)[0]
         if self.variant in ("self_consistency", "parallel", "dmad"):
             return majority(table.answer_list(), table.rng)
         (solver,) = table.with_role("solver")

@@ -68,7 +68,11 @@ class Desk:
         value = reply.value
         solved = value if isinstance(value, Solved) else None
         text = reply.map(lambda v: v.text if isinstance(v, Solved) else "\n".join(v) if isinstance(v, tuple) else v)
-        read = {"answer": solved.answer, "problem": solved.problem} if solved is not None else {}
+        read = (
+            {"answer": solved.answer, "problem": solved.problem, "confidence": solved.confidence}
+            if solved is not None
+            else {}
+        )
         structured = {key: value for key, value in read.items() if value is not None} or None
         yield table.say(
             agent, text, chunker=table.sentences, kind=kind, role=table.role_of(agent), structured=structured

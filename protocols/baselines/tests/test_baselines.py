@@ -8,13 +8,15 @@ solves from each perspective, contrasts the solutions and reconciles them with t
 view; parallel debate's debaters answer, read the others' last answers and revise, and the
 majority decides; in TAR the negative side answers the affirmative's words and the judge ends the
 debate for a side, or gives its own verdict after the last round; DMAD's debaters keep their own
-ways of reasoning. A person in a seat, every fold,
+ways of reasoning; RTC's agents answer with confidence, discuss the grouped answers until they agree,
+and the confidence-weighted vote decides. A person in a seat, every fold,
 the store and the study report are the conformance suite's (``tests/conformance``).
 """
 
 from __future__ import annotations
 
 import csv
+import random
 
 import pytest
 from pydantic import ValidationError
@@ -22,18 +24,19 @@ from pydantic import ValidationError
 from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
 from debate_core.backends.base import GenerationRequest
 from debate_core.config import Question
-from debate_core.events import DebateEnded, EndReason, PhaseStarted, UtteranceGenerated
+from debate_core.events import AgentAnswer, DebateEnded, EndReason, PhaseStarted, UtteranceGenerated
 from debate_core.protocols.registry import protocol_class
 from experiments.cli import main
 from protocols.baselines.demo import BaselinesDemo
 from protocols.baselines.forms import DEFAULT_PERSPECTIVES, final_answer, read_perspectives
 from protocols.baselines.judge import Judged, judge_form
+from protocols.baselines.reconcile import read_confidence, weight, weighted_vote
 from protocols.baselines.views import SolverView
 from tests.conftest import QUESTION, of_type
 from tests.experiments.offline import block_downloads
 
 SINGLE = ("io", "cot", "self_consistency", "step_back", "self_contrast")
-BUILT = (*SINGLE, "parallel", "tar", "dmad")
+BUILT = (*SINGLE, "parallel", "tar", "dmad", "rtc")
 
 
 def config(variant: str, **params: object) -> DebateConfig:
@@ -169,7 +172,9 @@ def test_a_comparison_of_the_built_baselines_runs_end_to_end_and_reports_each(tm
     for variant in BUILT:
         assert f"| mmlu | baselines/{variant} |" in text
         mine = [row for row in rows if row["system"] == f"baselines/{variant}"]
-        reason = {"parallel": "rounds", "dmad": "rounds", "tar": "verdict"}.get(variant, "phases_done")
+        reason = {"parallel": "rounds", "dmad": "rounds", "tar": "verdict", "rtc": "consensus"}.get(
+            variant, "phases_done"
+        )
         assert len(mine) == 2 and all(row["end_reason"] == reason for row in mine)
         assert all(int(row["generated_tokens"]) > 0 for row in mine)  # tokens are counted as every protocol's
 
@@ -289,3 +294,39 @@ def test_dmad_gives_the_methods_in_turn_and_refuses_one_it_does_not_know():
     assert ["step by step" in first[f"D{i}"] for i in range(1, 5)] == [True, False, True, False]
     with pytest.raises(ValidationError):
         protocol_class("baselines").Params.model_validate({"methods": ["program_of_thought"]})
+
+
+def test_rtc_answers_with_confidence_discusses_the_grouped_answers_and_a_consensus_ends_it():
+    events, backend = run(debaters().model_copy(update={"variant": "rtc"}))
+    assert [r.kind for r in backend.requests] == ["rtc_first"] * 3 + ["rtc_revise"] * 3  # round 3 is not held
+    shown = prompt(backend.requests[3])
+    assert "2 agent(s) answer B" in shown and "1 agent(s) answer A" in shown
+    assert "D2 (confidence 0.6)" in shown and "D1 (confidence 0.9)" in shown
+    end = ended(events)
+    assert (end.final_answer, end.rule, end.reason) == ("B", "confidence_weighted", EndReason.CONSENSUS)
+    vote = [e for e in of_type(events, PhaseStarted) if e.phase == "vote"]
+    assert vote and "B: 2.4" in vote[0].detail  # three agents at 0.9, each weighing 0.8
+
+
+def test_rtc_without_a_consensus_runs_its_discussion_rounds_and_the_confident_answer_wins():
+    def split(request: GenerationRequest) -> str:
+        if request.agent == "D1":
+            return "Final Answer: C\nConfidence: 1.0"
+        return "Final Answer: A\nConfidence: 0.7"
+
+    events, backend = run(debaters().model_copy(update={"variant": "rtc"}), split)  # discussion_rounds=3
+    assert len(backend.requests) == 3 * 4
+    end = ended(events)  # one sure agent (weight 1.0) outweighs two at 0.7 (0.3 each)
+    assert (end.final_answer, end.reason) == ("C", EndReason.ROUNDS)
+
+
+def test_reconciles_recalibration_and_confidence_lines():
+    assert [weight(p) for p in (1.0, 0.95, 0.85, 0.7, 0.6, None)] == [1.0, 0.8, 0.5, 0.3, 0.1, 0.1]
+    assert (read_confidence("x\nConfidence: 0.7"), read_confidence("**Confidence:** 85%"), read_confidence("x")) == (
+        0.7,
+        0.85,
+        None,
+    )
+    answers = (AgentAnswer(agent="a", answer="A"), AgentAnswer(agent="b", answer="B"))
+    decision, tally = weighted_vote(answers, {"a": 0.9, "b": 0.9}, random.Random(0))
+    assert decision.tie == ("A", "B") and decision.answer in ("A", "B") and tally == "A: 0.8, B: 0.8"
