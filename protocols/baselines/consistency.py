@@ -1,12 +1,13 @@
 """What a baselines stream can hold beyond the kernel's rules: one solver (or the debaters), speaking, nothing else.
 
-What it does: ``stream_rules(variant)`` gives the ``RoleRules`` of a single-agent variant: one
-solver and nobody else, who only speaks (no listener decisions, interruptions or interventions);
-the debate ends when its phases are done, with the solver's answer (``single``) or, in
-``self_consistency``, the majority of its samples; in ``parallel``, ``dmad`` and ``rtc``, two or more debaters who only
-speak, the debate ending after its rounds with the majority of their answers (in ``rtc``, after
-its rounds or on a consensus, with the confidence-weighted vote); in ``tar``, the two
-sides and the judge, ending on the judge's verdict (after a round, or after the last).
+What it does: ``stream_rules(variant)`` gives the ``RoleRules`` of a variant. A single-agent one:
+one solver and nobody else, who only speaks (no listener decisions, interruptions or
+interventions); the debate ends when its phases are done, with the solver's answer (``single``)
+or, in ``self_consistency``, the majority of its samples. ``parallel``, ``dmad``, ``rtc`` and
+``rpd``: two or more debaters who only speak, the debate ending after its rounds with the
+majority of their answers (``rtc``: after its rounds or on a consensus, with the
+confidence-weighted vote). ``tar``: the two sides and the judge, ending on the judge's verdict
+(after a round, or after the last).
 
 What it does not do: check the order of the phases, or what was said.
 """
@@ -29,7 +30,7 @@ def stream_rules(variant: str) -> RoleRules:
             reasons=frozenset({EndReason.VERDICT, EndReason.ROUNDS}),
             decisions={"judge": "judge"},
         )
-    if variant in ("parallel", "dmad", "rtc"):
+    if variant in ("parallel", "dmad", "rtc", "rpd"):
         rtc = variant == "rtc"
         return RoleRules(
             roles=(("debater", 2, None),),

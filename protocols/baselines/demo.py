@@ -10,7 +10,8 @@ solution strays, the contrast turns the disagreement into a checklist item and t
 reconciliation settles on the right option. In parallel debate the second debater first answers
 a wrong option and comes round after reading the others, so the majority is unanimous (DMAD's
 debaters, each by its own way of reasoning, the same; in RTC the stray answer comes with a low
-confidence, the discussion brings everyone round and the consensus ends it). In TAR
+confidence, the discussion brings everyone round and the consensus ends it; in RPD the second
+speaker strays and everyone after, in role, argues for the right option). In TAR
 the negative side argues a wrong option in round 1 (the judge lets the debate go on) and concedes
 in round 2, when the judge ends it for the affirmative side.
 
@@ -40,6 +41,7 @@ class BaselinesDemo(ScriptByKind):
     samples: int = 0
     solutions: int = 0
     rebuttals: int = 0
+    turns: int = 0
     calls: int = 0
 
     def correct(self) -> str:
@@ -115,6 +117,12 @@ class BaselinesDemo(ScriptByKind):
 
     def _rtc_revise(self, request: GenerationRequest) -> str:
         return self._revise(request) + "\nConfidence: 0.9"
+
+    def _rpd_turn(self, request: GenerationRequest) -> str:
+        self.turns += 1
+        if self.turns == 2:
+            return self._first_answer(request)
+        return self._revise(request)
 
     def _revise(self, request: GenerationRequest) -> str:
         answer = self.correct()

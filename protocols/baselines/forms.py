@@ -7,7 +7,7 @@ What it does: builds the ``Form`` kinds the variants ask, each rendering its tem
   sample; ``step_back_reasoning``; ``perspective`` and ``reconcile`` for Self-Contrast;
   ``first_answer`` and ``revise`` for a debater of parallel debate; ``affirmative``, ``negative``
   and the judge's ``judge_final`` in TAR; ``method_answer`` and ``method_revise`` for a DMAD
-  debater, worded by its way of reasoning): plain
+  debater, worded by its way of reasoning; ``rpd_turn`` for a role-played debater): plain
   text ending with ``Final Answer: ...`` (a direct answer may be the answer alone). The answer
   is read from the last such line (``final_answer``), normalised by the kernel's
   ``normalize_answer`` (an option label, or a short free-form answer). Fallbacks: a reply that
@@ -231,6 +231,7 @@ def baseline_forms(params: BaselinesParams) -> dict[str, Form[Any, Any]]:
         ),
         solution_form("method_answer", "a debater's first answer, by its own way of reasoning", _method, think),
         solution_form("method_revise", "an updated answer, by its own way of reasoning", "dmad_revise", think),
+        solution_form("rpd_turn", "a role-played turn of the discussion and an answer", "rpd_turn", think),
         solution_form("judge_final", "the judge's verdict after the last round", "tar_final", think),
     ]
     return {form.kind: form for form in forms}

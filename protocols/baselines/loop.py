@@ -33,7 +33,10 @@ yields its events, ending with ``table.finish``:
   confidence, then in up to ``discussion_rounds`` rounds reads all the last answers grouped by
   answer (explanations and confidences with them) and revises; a round that begins in consensus
   is not held (end reason ``consensus``); the answers are decided by the confidence-weighted vote
-  (``reconcile.weighted_vote``).
+  (``reconcile.weighted_vote``);
+* ``rpd``: ChatEval's role-played debate (Chan et al.): debaters in distinct roles (their own
+  persona, else ``ROLE_PLAYS`` in seat order) speak one by one for ``rounds`` rounds, each reading
+  the whole discussion so far; the majority of the last answers decides.
 
 Each step is the seat's public reply (a person in a seat sees and writes each); the debate's
 answer is the solver's last (``single``), the samples' majority, the debaters', or the judge's.
@@ -222,6 +225,36 @@ def rtc(desk: Desk) -> Iterator[Event]:
     yield table.finish(reason, decision)
 
 
+ROLE_PLAYS = (
+    "You play a critic: you look for the flaw in every argument, your own included.",
+    "You play a scientist: you reason from evidence and established facts.",
+    "You play a psychologist: you ask why each answer is tempting and whether that is a reason to believe it.",
+    "You play a news author: you check where each claim comes from before you accept it.",
+    "You play a member of the general public: you ask for plain explanations and weigh them with common sense.",
+)
+
+
+def rpd(desk: Desk) -> Iterator[Event]:
+    """ChatEval's role-played debate: each round the debaters speak one by one, in their roles, each reading the
+    whole discussion so far (this round's earlier turns included); the majority of the last answers decides."""
+    table = desk.table
+    config = table.config
+    persona = {
+        agent: config.agent(agent).persona or ROLE_PLAYS[index % len(ROLE_PLAYS)]
+        for index, agent in enumerate(desk.agents)
+    }
+    record: list[str] = []
+    for round_ in range(1, desk.params.rounds + 1):
+        yield table.phase("discussion", round_)
+        for agent in desk.agents:
+            table.tick()
+            reply = desk.ask("rpd_turn", agent=agent, round=round_, record=tuple(record), persona=persona[agent])
+            yield from desk.voice(reply, kind="rpd_turn", agent=agent)
+            if reply.value.text:
+                record.append(f"{agent}: {reply.value.text}")
+    yield table.finish(EndReason.ROUNDS, majority(table.answer_list(), table.rng))
+
+
 DRIVE = {
     "io": io,
     "cot": cot,
@@ -232,4 +265,5 @@ DRIVE = {
     "tar": tar,
     "dmad": dmad,
     "rtc": rtc,
+    "rpd": rpd,
 }

@@ -17,15 +17,15 @@ baselines of ACE's and SID's tables, each written from its own paper (the ledger
   their own method (chain of thought, step-back, self-contrast);
 * ``rtc``: ReConcile (Chen et al.): agents (each may be its own model, ``--model-for NAME=MODEL``)
   answer with a confidence, discuss over the grouped answers until a consensus or
-  ``discussion_rounds``, and a confidence-weighted vote decides.
+  ``discussion_rounds``, and a confidence-weighted vote decides;
+* ``rpd``: role-played debate (ChatEval, Chan et al.): debaters in distinct roles speak one by one,
+  each reading the whole discussion, for ``rounds`` rounds; the majority decides.
 
-The single-agent ones have one role, ``solver``; parallel debate, DMAD and RTC have ``debater``
-(two or more);
-TAR ``affirmative``, ``negative`` and ``judge``. A
-person may take any seat (they write each step the model would).
-``run`` builds the ``Desk`` (the run state, ``state``) and hands it to the variant's loop in
-``loop``. RPD is not built yet
-(their ledger rows say so, #26). None of the variants uses the public-token budget.
+The single-agent ones have one role, ``solver``; parallel debate, DMAD, RTC and RPD have
+``debater`` (two or more); TAR ``affirmative``, ``negative`` and ``judge``. A person may take any
+seat (they write each step the model would). ``run`` builds the ``Desk`` (the run state,
+``state``) and hands it to the variant's loop in ``loop``. What is not built yet of each
+baseline, its ledger rows say (#26). None of the variants uses the public-token budget.
 
 What it does not do: word prompts (``prompts/``), parse replies (``forms``) or make kernel moves
 itself (``loop`` and ``state`` call the ``Table``).
@@ -65,6 +65,7 @@ MULTI: dict[str, tuple[RoleSpec, ...]] = {
     "parallel": (DEBATER,),
     "dmad": (DEBATER,),
     "rtc": (DEBATER,),
+    "rpd": (DEBATER,),
     "tar": (AFFIRMATIVE, NEGATIVE, JUDGE),
 }
 
@@ -81,12 +82,12 @@ def every_form(params: BaselinesParams) -> dict[str, Form[Any, Any]]:
 
 
 class BaselinesProtocol(Protocol):
-    """The papers' baselines, one variant each; so far all but RPD (see the module docstring)."""
+    """The papers' baselines, one variant each; all ten of issue #26 (see the module docstring)."""
 
     name = "baselines"
-    title = "Baselines: IO, CoT, Self-Consistency, Step-Back, Self-Contrast, parallel debate, TAR, DMAD"
+    title = "Baselines: IO, CoT, Self-Consistency, Step-Back, Self-Contrast, MAD, TAR, DMAD, RTC, RPD"
     source = "the baselines of ACE's and SID's Table 1, each from its own paper"
-    variants = ("cot", "io", "self_consistency", "step_back", "self_contrast", "parallel", "tar", "dmad", "rtc")
+    variants = ("cot", "io", "self_consistency", "step_back", "self_contrast", "parallel", "tar", "dmad", "rtc", "rpd")
     Params = BaselinesParams
     roles: ClassVar[tuple[RoleSpec, ...]] = (SOLVER, DEBATER, AFFIRMATIVE, NEGATIVE, JUDGE)
     min_agents = 1
@@ -132,7 +133,7 @@ class BaselinesProtocol(Protocol):
             return verdict(judge, table.answers.get(judge), table.answer_list())
         if self.variant == "rtc":
             return weighted_vote(table.answer_list(), {}, table.rng)[0]
-        if self.variant in ("self_consistency", "parallel", "dmad"):
+        if self.variant in ("self_consistency", "parallel", "dmad", "rpd"):
             return majority(table.answer_list(), table.rng)
         (solver,) = table.with_role("solver")
         return single(solver, table.answers.get(solver), table.answer_list())

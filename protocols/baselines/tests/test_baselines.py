@@ -8,9 +8,10 @@ solves from each perspective, contrasts the solutions and reconciles them with t
 view; parallel debate's debaters answer, read the others' last answers and revise, and the
 majority decides; in TAR the negative side answers the affirmative's words and the judge ends the
 debate for a side, or gives its own verdict after the last round; DMAD's debaters keep their own
-ways of reasoning; RTC's agents answer with confidence, discuss the grouped answers until they agree,
-and the confidence-weighted vote decides. A person in a seat, every fold,
-the store and the study report are the conformance suite's (``tests/conformance``).
+ways of reasoning; RTC's agents answer with confidence, discuss the grouped answers until they
+agree, and the confidence-weighted vote decides; RPD's debaters speak one by one in their roles.
+A person in a seat, every fold, the store and the study report are the conformance suite's
+(``tests/conformance``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from tests.conftest import QUESTION, of_type
 from tests.experiments.offline import block_downloads
 
 SINGLE = ("io", "cot", "self_consistency", "step_back", "self_contrast")
-BUILT = (*SINGLE, "parallel", "tar", "dmad", "rtc")
+BUILT = (*SINGLE, "parallel", "tar", "dmad", "rtc", "rpd")
 
 
 def config(variant: str, **params: object) -> DebateConfig:
@@ -172,7 +173,7 @@ def test_a_comparison_of_the_built_baselines_runs_end_to_end_and_reports_each(tm
     for variant in BUILT:
         assert f"| mmlu | baselines/{variant} |" in text
         mine = [row for row in rows if row["system"] == f"baselines/{variant}"]
-        reason = {"parallel": "rounds", "dmad": "rounds", "tar": "verdict", "rtc": "consensus"}.get(
+        reason = {"parallel": "rounds", "dmad": "rounds", "rpd": "rounds", "tar": "verdict", "rtc": "consensus"}.get(
             variant, "phases_done"
         )
         assert len(mine) == 2 and all(row["end_reason"] == reason for row in mine)
@@ -330,3 +331,18 @@ def test_reconciles_recalibration_and_confidence_lines():
     answers = (AgentAnswer(agent="a", answer="A"), AgentAnswer(agent="b", answer="B"))
     decision, tally = weighted_vote(answers, {"a": 0.9, "b": 0.9}, random.Random(0))
     assert decision.tie == ("A", "B") and decision.answer in ("A", "B") and tally == "A: 0.8, B: 0.8"
+
+
+def test_rpd_debaters_speak_one_by_one_in_their_roles_each_reading_the_whole_discussion():
+    agents = (AgentSpec(name="D1"), AgentSpec(name="D2", persona="You play a judge of chess."), AgentSpec(name="D3"))
+    cfg = DebateConfig(question=QUESTION, agents=agents, protocol="baselines", variant="rpd")
+    events, backend = run(cfg)  # rounds=2
+    assert [(r.kind, r.agent) for r in backend.requests] == [("rpd_turn", f"D{i}") for i in (1, 2, 3)] * 2
+    assert len(backend.batches) == 6  # one by one, not in parallel
+    systems = [r.messages[0].content for r in backend.requests[:3]]
+    assert "critic" in systems[0] and "judge of chess" in systems[1] and "psychologist" in systems[2]
+    said = [e.text for e in of_type(events, UtteranceGenerated)]
+    assert said[0] in prompt(backend.requests[1]) and said[1] in prompt(backend.requests[2])  # this round's turns
+    assert all(text in prompt(backend.requests[5]) for text in said[:5])
+    end = ended(events)
+    assert (end.final_answer, end.rule, end.reason) == ("B", "majority", EndReason.ROUNDS)
