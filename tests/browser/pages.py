@@ -80,6 +80,19 @@ def status(page) -> str:
     return page.locator("#status").inner_text()
 
 
+def stop_if_running(page) -> None:
+    """Stop the debate at the end of a test that only needed it running: a scripted demo may reach its end
+    first on a loaded machine (Stop is then disabled), which is fine; closing the page stops it otherwise."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    stop = page.locator("#stop")
+    try:
+        if stop.is_enabled():
+            stop.click(timeout=5_000)
+    except PlaywrightTimeout:
+        assert status(page).startswith("ended"), f"Stop stayed disabled while the debate ran: {status(page)}"
+
+
 def address(page) -> str:
     """The page's address as the page has it now (``page.url`` is only refreshed while Playwright is called)."""
     return str(page.evaluate("location.href"))

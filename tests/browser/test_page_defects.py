@@ -20,6 +20,7 @@ from tests.browser.pages import (
     sentences,
     set_number,
     status,
+    stop_if_running,
     wait_for,
 )
 from tests.conftest import HANG_GUARD_S
@@ -77,7 +78,7 @@ def test_dark_mode_keeps_the_transcript_readable(browser, app_url):
         for selector in ("#transcript .line.speech .sentence", "#question .qtext", "#plans .plan"):
             assert contrast(page, selector) >= 4.5, selector
         screenshot(page, "live-dark")
-        page.click("#stop")
+        stop_if_running(page)
     finally:
         page.context.close()
 
@@ -322,6 +323,6 @@ def test_the_page_works_on_a_phone(browser, app_url):
         button = page.locator("#interrupt").bounding_box()
         assert button and button["x"] >= 0 and button["x"] + button["width"] <= 400
         screenshot(page, "live-phone")
-        page.click("#stop")
+        stop_if_running(page)
     finally:
         page.context.close()
