@@ -7,8 +7,9 @@ what happens, each overridable from a configuration's ``params`` (``--param KEY=
   SID's Table 1 runs it: "the number of self-consistency samples is set to 3");
 * ``perspectives``: Self-Contrast's number of solving perspectives (3; Zhang et al. let the
   model curate several and keep a few distinct ones, the project fixes the count);
-* ``rounds``: parallel debate's rounds, the first answers included (2, as Du et al. run 3 agents
-  over 2 rounds, and SID's Table 1 runs MAD; ACE's Table 1 runs its baselines over 4);
+* ``rounds``: parallel debate's and DMAD's rounds, the first answers included (2, as Du et al.
+  run 3 agents over 2 rounds, and SID's Table 1 runs MAD and DMAD; ACE's Table 1 runs its
+  baselines over 4), and RPD's rounds of turns;
 * ``max_rounds``: TAR's rounds at most (3, Liang et al.'s setting) before the judge gives its
   own verdict; the judge may end the debate after any round;
 * ``methods``: DMAD's ways of reasoning, given to the debaters in seat order (cycling when there
@@ -36,7 +37,9 @@ from debate_core.protocols.base import ProtocolParams
 class BaselinesParams(ProtocolParams):
     """Every knob of the single-agent baselines (defaults: their papers', or SID's setup where it runs them)."""
 
-    rounds: int = Field(2, ge=1, le=20, description="parallel: answering rounds (round 1: the first answers)")
+    rounds: int = Field(
+        2, ge=1, le=20, description="parallel, dmad, rpd: rounds (parallel, dmad: round 1 the first answers)"
+    )
     max_rounds: int = Field(3, ge=1, le=20, description="tar: rounds at most before the judge's own verdict")
     methods: tuple[Literal["cot", "step_back", "self_contrast"], ...] = Field(
         ("cot", "step_back", "self_contrast"),
