@@ -35,7 +35,7 @@ from tests.conftest import QUESTION, of_type
 from tests.fixtures.plugins.rounds import PluginDuel, PluginRounds
 
 ROOT = Path(__file__).resolve().parent.parent
-BUILT_INS = {"kimura", "parliament", "handraiser", "ace", "sid"}
+BUILT_INS = {"kimura", "parliament", "handraiser", "ace", "sid", "baselines"}
 FIXTURES = "tests.fixtures.plugins"
 
 
