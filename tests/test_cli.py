@@ -138,6 +138,8 @@ def test_transformers_backend_runs_on_the_embedded_model_and_says_so(tmp_path):
         "2",
         "--utterance-max-new-tokens",
         "24",
+        "--max-new-tokens",
+        "128",  # a plan's cap (the paper's 1,024 lets the tiny model ramble for minutes)
         "--events-jsonl",
         str(out),
         "--no-plans",

@@ -36,7 +36,7 @@ def small_config(params: dict | None = None, **fields) -> DebateConfig:
         question=QUESTION,
         agents=(AgentSpec(name="Alex"), AgentSpec(name="Chris"), AgentSpec(name="Jenny")),
         condition="interruptible",
-        token_budget=120,
+        token_budget=60,  # seven to ten turns: speech, interruptions and the prefix cache at work
         seed=3,
         max_new_tokens=128,
     )
