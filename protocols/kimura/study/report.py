@@ -21,12 +21,10 @@ with no finished debate shows n=0.
 from __future__ import annotations
 
 import csv
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from debate_core.config import Condition
-from debate_core.events.records import EndReason
 from experiments.accuracy import Accuracy
 from experiments.images import export_png
 from protocols.kimura.study.analysis import (
@@ -45,6 +43,7 @@ from protocols.kimura.study.analysis import (
 from protocols.kimura.study.figures import CONDITION_NAMES, SETTING_NAMES, NamedFigure, study_figures
 from protocols.kimura.study.metrics import Kind
 from protocols.kimura.study.pool import Setting
+from protocols.kimura.study.rules_section import ending_rule, endings_section, markdown_table, segmentation
 from storage import Store
 
 
@@ -61,12 +60,6 @@ def pct(value: Accuracy) -> str:
         return "- (n=0)"
     low, high = value.interval
     return f"{100 * value.value:.1f}% ({value.correct}/{value.n}; 95% CI {100 * low:.1f}-{100 * high:.1f})"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def write_report(
@@ -168,7 +161,7 @@ def markdown(
     rows.append(
         ["*initial majority (check)*", *(pct(initial_accuracy(data, s, data.conditions[0])) for s in data.settings)]
     )
-    parts.append(_table(header, rows))
+    parts.append(markdown_table(header, rows))
 
     parts += ["", "## Intermediate-answer accuracy (Figures 1-8)", ""]
     paths = paths if paths is not None else trajectories(data, step)
@@ -180,7 +173,7 @@ def markdown(
             path = paths[(setting, condition)]
             at = {point: value for point, value in zip(path.grid, path.majority, strict=True)}
             rows.append([CONDITION_NAMES[condition], *(pct(at[_nearest(path.grid, m)]) for m in marks)])
-        parts += [_table(["Condition", *(f"{m} tokens" for m in marks)], rows), ""]
+        parts += [markdown_table(["Condition", *(f"{m} tokens" for m in marks)], rows), ""]
     for named in figures:
         link = f"figures/{named.stem}.html"
         image = f"![{named.caption}](figures/{named.stem}.png)\n\n" if named.stem in pngs else ""
@@ -193,7 +186,7 @@ def markdown(
             parts += [
                 f"Proposed framework, {SETTING_NAMES[setting]}:",
                 "",
-                _table(
+                markdown_table(
                     ["Metric", "Value"],
                     [
                         ["Interruption events", str(table.events)],
@@ -223,7 +216,7 @@ def markdown(
         parts += [
             f"{SETTING_NAMES[setting].capitalize()}:",
             "",
-            _table(["Condition", "Evaluated of all", "Improved", "Worsened", "Unchanged"], rows),
+            markdown_table(["Condition", "Evaluated of all", "Improved", "Worsened", "Unchanged"], rows),
             "",
         ]
 
@@ -238,7 +231,9 @@ def markdown(
             parts += [
                 f"{SETTING_NAMES[setting].capitalize()} (evaluated interruptions; bins with none are left out):",
                 "",
-                _table(["Public tokens", "improve success rate", "worsen success rate"], rows) if rows else "none",
+                markdown_table(["Public tokens", "improve success rate", "worsen success rate"], rows)
+                if rows
+                else "none",
                 "",
             ]
 
@@ -263,69 +258,9 @@ def markdown(
             cost = costs(data.cells(setting, condition))
             label = f"{CONDITION_NAMES[condition]}, {SETTING_NAMES[setting]}"
             rows.append([label, str(cost.debates), *(f"{cost.mean(name):.1f}" for name, _ in names)])
-    parts += [_table(["Cell", "debates", *(title for _, title in names)], rows), ""]
+    parts += [markdown_table(["Cell", "debates", *(title for _, title in names)], rows), ""]
     parts += ["## Definitions", "", DEFINITIONS]
     return "\n".join(parts) + "\n"
-
-
-def segmentation(data: StudyData) -> str:
-    """Which segmenter split the interruptible debates' utterances (the name each debate recorded)."""
-    used = sorted({d.started.segmenter for d in data.debates if d.condition is Condition.INTERRUPTIBLE})
-    requested = f"segmenter `{data.spec.segmenter}`"
-    paper = "the paper: spaCy" if data.spec.segmenter != "spacy" else "as the paper"
-    if not used:
-        return f"{requested} ({paper}); no finished interruptible debate recorded the one it resolved to"
-    names = ", ".join(f"`{name}`" for name in used)
-    return f"the interruptible condition's utterances split into sentences by {names} ({requested}; {paper})"
-
-
-def ending_rule(data: StudyData) -> str:
-    spec = data.spec
-    if spec.paper_mode:
-        return "the public-token budget alone ends a debate, as in the paper (no stall guard)"
-    guards = []
-    if spec.max_silent_turns is not None:
-        guards.append(f"{spec.max_silent_turns} silent turn{'s' * (spec.max_silent_turns != 1)} in a row")
-    if spec.max_turns is not None:
-        guards.append(f"{spec.max_turns} turn{'s' * (spec.max_turns != 1)}")
-    return f"the budget, or a stall guard: {' or '.join(guards)} (beyond the paper, which has none)"
-
-
-MAX_LISTED = 20
-
-
-def endings_section(data: StudyData) -> list[str]:
-    """How the debates ended, per cell; each debate that did not end by its budget is listed."""
-    parts = ["## How the debates ended", ""]
-    rows, listed = [], []
-    for setting in data.settings:
-        for condition in data.conditions:
-            cell = data.cells(setting, condition)
-            others = [d for d in cell if d.ended.reason is not EndReason.BUDGET]
-            reasons = Counter(d.ended.reason.value for d in others)
-            label = f"{CONDITION_NAMES[condition]}, {SETTING_NAMES[setting]}"
-            rows.append(
-                [
-                    label,
-                    str(len(cell)),
-                    str(len(cell) - len(others)),
-                    ", ".join(f"{r} {n}" for r, n in sorted(reasons.items())) or "-",
-                ]
-            )
-            for d in others[:MAX_LISTED]:
-                listed.append(
-                    f"- {label}: `{d.run.debate_id}` ended by {d.ended.reason.value} at turn {d.ended.turn}, "
-                    f"{d.ended.public_tokens} of {data.spec.token_budget} public tokens"
-                )
-            if len(others) > MAX_LISTED:
-                listed.append(f"- {label}: and {len(others) - MAX_LISTED} more (`debates.csv`, column `end_reason`)")
-    parts += [_table(["Cell", "debates", "by the budget", "otherwise"], rows), ""]
-    if listed:
-        parts += ["Debates that ended for a reason other than the budget (the paper's debates all end by it):", ""]
-        parts += [*listed, ""]
-    else:
-        parts += ["Every finished debate ended by its budget, as in the paper.", ""]
-    return parts
 
 
 def _nearest(grid: tuple[int, ...], mark: int) -> int:
