@@ -22,10 +22,13 @@ and yields its events, ending with ``table.finish``:
   ``final=observer``, the observer's pick among the debaters' answers
   (``judge``); if the pick is unusable, or with ``final=majority``, the
   kernel's majority of the debaters with its seeded tie rule.
-* ``parallel`` (Du et al.'s multi-agent debate, the baseline): every debater
-  answers, then for ``rounds - 1`` rounds each sees the others' previous
-  replies and revises (``revise``), all at once; the majority of the last
-  round decides (ties: the seeded draw), ending ``rounds``.
+* ``parallel`` (Du et al.'s multi-agent debate, the baseline): the kernel's
+  ``parallel_debate``, the one parallel debate that the baselines family
+  and SID's MAD run too, with ACE's prompt set and answer format: every
+  debater answers (``answer``), then for ``rounds - 1`` rounds each sees
+  the others' previous replies and revises (``revise``), all at once; the
+  majority of the last round decides (ties: the seeded draw), ending
+  ``rounds``.
 
 What it does not do: keep the debate's run state (the ``Circle``,
 ``state``), parse or word anything (``forms``, ``prompts/``), or make a
@@ -35,12 +38,14 @@ finishing are the ``Table``'s.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping, Sequence
 
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason, Source
 from debate_core.kernel.endings import consensus, majority, verdict
 from debate_core.kernel.forms import Form, FormResult
+from debate_core.kernel.parallel_debate import parallel_debate
+from debate_core.kernel.table import Replies
 from protocols.ace.events import ActionComposed, AnalysisMade
 from protocols.ace.forms import Analysis, Composition
 from protocols.ace.state import Circle
@@ -192,16 +197,18 @@ def _finish(circle: Circle, reason: EndReason) -> Iterator[Event]:
 
 
 def parallel(circle: Circle) -> Iterator[Event]:
-    """Du et al.'s multi-agent debate: answer, then revise after seeing the others, ``rounds`` times in all."""
-    table, params = circle.table, circle.params
-    yield from _first_round(circle, circle.forms.answer)
-    for round_ in range(2, params.rounds + 1):
+    """Du et al.'s multi-agent debate on the kernel's ``parallel_debate`` with ACE's prompt set: ``answer``, then
+    ``revise`` after seeing the others' last replies, ``rounds`` times in all; the majority of the last round."""
+    forms = circle.forms
+
+    def ask(round_: int, who: Sequence[str]) -> Replies[Stance]:
         circle.round = round_
-        yield table.phase("revise", round_)
-        table.tick()
-        yield from circle.publish(circle.ask(circle.forms.revise, list(circle.debaters), circle.view), "revise")
-    yield table.phase("decision", circle.round)
-    yield table.finish(EndReason.ROUNDS, majority(circle.debater_answers(), table.rng))
+        return circle.ask(forms.answer if round_ == 1 else forms.revise, list(who), circle.view)
+
+    def publish(round_: int, replies: Mapping[str, FormResult[Stance]]) -> Iterator[Event]:
+        return circle.publish(replies, "answer" if round_ == 1 else "revise")
+
+    yield from parallel_debate(circle.table, circle.debaters, circle.params.rounds, ask, publish)
 
 
 __all__ = ["ace", "parallel"]

@@ -16,7 +16,7 @@ Execute, the final answer: ``loop``), parse or word anything (``forms``,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from debate_core.events.codec import Event
@@ -73,7 +73,7 @@ class Circle:
     def ask(self, form: Form[AceView, Any], who: list[str], view: Callable[[str], AceView]) -> Replies[Any]:
         return self.table.ask(form, who, view, nonce=self.round)
 
-    def publish(self, replies: Replies[Stance] | dict[str, FormResult[Stance]], kind: str) -> Iterator[Event]:
+    def publish(self, replies: Mapping[str, FormResult[Stance]], kind: str) -> Iterator[Event]:
         """Say and disclose every debater's reply (seat order), then update their answers."""
         table = self.table
         for name in self.debaters:

@@ -20,7 +20,9 @@ yields its events, ending with ``table.finish``:
   each of ``rounds - 1`` rounds every debater reads the others' last answers (not this round's:
   the round is asked in one batch before anyone's reply is said) and gives an updated answer; the
   majority of the debaters' last answers decides (a debater whose reply names no answer keeps its
-  last; a tie is the debate's seeded draw);
+  last; a tie is the debate's seeded draw). The rounds are the kernel's ``parallel_debate``, the
+  one parallel debate that ACE's ``parallel`` and SID's ``mad`` run too, each with its own
+  prompts; this family brings its prompts, its turns (one per debater) and its phase names;
 * ``tar``: Liang et al.'s debate with a judge: each round the affirmative side states (or
   defends) its answer, the negative side disagrees and answers it point by point, and the judge
   says whether one side is clearly right (``judge``); if so the debate ends with that answer
@@ -47,17 +49,22 @@ What it does not do: parse or word anything (``forms``, ``prompts/``) or keep ke
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from debate_core.events.codec import Event
 from debate_core.events.records import AgentAnswer, EndReason
 from debate_core.kernel.endings import FinalDecision, consensus, count_votes, majority, single, verdict
+from debate_core.kernel.forms import FormResult
+from debate_core.kernel.parallel_debate import Phases, parallel_debate
+from debate_core.kernel.table import Replies
 from protocols.baselines.forms import Solved
 from protocols.baselines.judge import Judged
 from protocols.baselines.reconcile import grouped, weighted_vote
 from protocols.baselines.state import Desk
 from protocols.baselines.views import SolverView
+
+PHASES = Phases(revise="revision", decision=None)  # this family's phase names: its streams as before the sharing
 
 
 def _end(desk: Desk) -> Event:
@@ -136,28 +143,32 @@ def dmad(desk: Desk) -> Iterator[Event]:
 
 
 def _debate(desk: Desk, first_kind: str, revise_kind: str, method: Callable[[str], str]) -> Iterator[Event]:
-    """``rounds`` rounds, each asked in one batch (no one reads its own round's answers); the majority decides."""
+    """The kernel's parallel debate (``parallel_debate``: each round asked in one batch, the majority of the last
+    answers) with this family's prompts: ``first_kind`` then ``revise_kind``, the others' last answers named; each
+    debater's reply its own turn, cut into sentences."""
     table = desk.table
     last: dict[str, str] = {}
-    for round_ in range(1, desk.params.rounds + 1):
-        first = round_ == 1
-        kind = first_kind if first else revise_kind
-        yield table.phase("answer" if first else "revision", round_)
-        table.tick()
 
-        def seen(agent: str, round_: int = round_) -> SolverView:
+    def kind(round_: int) -> str:
+        return first_kind if round_ == 1 else revise_kind
+
+    def ask(round_: int, who: Sequence[str]) -> Replies[Any]:
+        def seen(agent: str) -> SolverView:
             others = tuple(f"{name}: {last.get(name) or '(no answer)'}" for name in desk.agents if name != agent)
             return desk.view(agent, round=round_, own=last.get(agent, ""), others=others, method=method(agent))
 
-        replies = desk.ask_all(kind, seen)
-        for index, agent in enumerate(desk.agents):
+        return table.ask(desk.forms[kind(round_)], who, seen)
+
+    def publish(round_: int, replies: Mapping[str, FormResult[Any]]) -> Iterator[Event]:
+        for index, agent in enumerate(name for name in desk.agents if name in replies):
             if index:
                 table.tick()
             reply = replies[agent]
-            yield from desk.voice(reply, kind=kind, agent=agent)
+            yield from desk.voice(reply, kind=kind(round_), agent=agent)
             if reply.value.text:
                 last[agent] = reply.value.text
-    yield table.finish(EndReason.ROUNDS, majority(table.answer_list(), table.rng))
+
+    yield from parallel_debate(table, desk.agents, desk.params.rounds, ask, publish, phases=PHASES)
 
 
 def tar(desk: Desk) -> Iterator[Event]:

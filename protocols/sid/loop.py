@@ -3,7 +3,11 @@ compressed by each recipient's attention.
 
 What it does: ``debate`` drives one debate over a ``Council`` (the run
 state, ``state``: agents, last answers, views, publishing and measuring a
-round's answers) and yields its events, ending with ``table.finish``:
+round's answers) and yields its events, ending with ``table.finish``. Its
+rounds are MAD's (Du et al.), the kernel's ``parallel_debate`` that the
+baselines family and ACE's PAR run too, with SID's prompt set; SID's
+mechanisms plug into it: the gate as round 1's opening, the compression
+before each revision batch:
 
 1. **Round 1.** In the gated variants (``exit``, ``sid``, ``sid_c``,
    ``no_expand``) the first agent answers alone, its reply measured; if the
@@ -35,12 +39,13 @@ attention (backends) or select spans (``compression``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator, Mapping, Sequence
 
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
-from debate_core.kernel.endings import majority, single
+from debate_core.kernel.endings import single
 from debate_core.kernel.forms import FormResult
+from debate_core.kernel.parallel_debate import parallel_debate
 from protocols.sid.compression import SEPARATORS, compress
 from protocols.sid.events import ContextCompressed
 from protocols.sid.state import COMPRESSING, GATED, Council
@@ -48,47 +53,57 @@ from protocols.sid.views import Reply
 
 
 def debate(council: Council) -> Iterator[Event]:
+    """MAD (the kernel's ``parallel_debate``) with SID's prompt set, and in the variants that use them the gate
+    as round 1's opening and the compression before each revision batch."""
     table, forms = council.table, council.forms
-    yield table.phase("answer", 1)
-    table.tick()
-    agents = list(council.agents)
-    if council.variant in GATED:
-        first = agents[0]
-        results = dict(table.ask(forms.answer, [first], council.view))
-        yield from council.publish(results, "answer")
-        measured = council.measured.get(first)
-        named = council.replies[first].answer is not None  # a confident reply that names no answer cannot end it
-        if measured is not None and measured.passed and named and not council.is_person(first):
-            yield table.phase("decision", 1, f"early exit: {first} is confident enough ({measured.rule})")
-            answers = table.answer_list()
-            yield table.finish(EndReason.EARLY_EXIT, single(first, council.replies[first].answer, answers))
-            return
-        rest = agents[1:]
-    else:
-        rest = agents
-    if rest:
-        yield from council.publish(dict(table.ask(forms.answer, rest, council.view)), "answer")
-    for round_ in range(2, council.params.rounds + 1):
+    kept: dict[str, str] = {}
+
+    def ask(round_: int, who: Sequence[str]) -> Mapping[str, FormResult[Reply]]:
         council.round = round_
-        yield table.phase("revise", round_)
-        table.tick()
-        kept: dict[str, str] = {}
+        if round_ == 1:
+            return table.ask(forms.answer, who, council.view)
+        return _revise(council, who, kept)
+
+    def publish(round_: int, results: Mapping[str, FormResult[Reply]]) -> Iterator[Event]:
+        return council.publish(results, "answer" if round_ == 1 else "revise")
+
+    def before(round_: int) -> Iterator[Event]:
+        council.round = round_
+        kept.clear()
         if council.variant in COMPRESSING:
             for event in _compress(council):
                 kept[event.agent] = event.kept_text
                 yield event
-        yield from council.publish(_revise(council, kept), "revise")
-    yield table.phase("decision", council.round)
-    yield table.finish(EndReason.ROUNDS, majority(table.answer_list(), table.rng))
+
+    opening = (lambda: _gate(council)) if council.variant in GATED else None
+    yield from parallel_debate(
+        table, council.agents, council.params.rounds, ask, publish, before=before, opening=opening
+    )
 
 
-def _revise(council: Council, kept: dict[str, str]) -> dict[str, FormResult[Reply]]:
+def _gate(council: Council) -> Generator[Event, None, tuple[str, ...] | None]:
+    """Round 1's opening in the gated variants: the first agent answers alone and, if its reply passes the gate and
+    names an answer, ends the debate (None); otherwise the others answer in round 1's batch."""
+    table = council.table
+    first = council.agents[0]
+    yield from council.publish(table.ask(council.forms.answer, [first], council.view), "answer")
+    measured = council.measured.get(first)
+    named = council.replies[first].answer is not None  # a confident reply that names no answer cannot end it
+    if measured is not None and measured.passed and named and not council.is_person(first):
+        yield table.phase("decision", 1, f"early exit: {first} is confident enough ({measured.rule})")
+        yield table.finish(EndReason.EARLY_EXIT, single(first, council.replies[first].answer, table.answer_list()))
+        return None
+    return (first,)
+
+
+def _revise(council: Council, who: Sequence[str], kept: Mapping[str, str]) -> dict[str, FormResult[Reply]]:
     """Every agent's revision: with what it kept of the others where it was compressed, else with them whole."""
     table, forms = council.table, council.forms
     results: dict[str, FormResult[Reply]] = {}
-    if kept:
-        results.update(table.ask(forms.revise_kept, list(kept), lambda n: council.view(n, kept=kept[n])))
-    whole = [n for n in council.agents if n not in kept]
+    compressed = [n for n in who if n in kept]
+    if compressed:
+        results.update(table.ask(forms.revise_kept, compressed, lambda n: council.view(n, kept=kept[n])))
+    whole = [n for n in who if n not in kept]
     if whole:
         results.update(table.ask(forms.revise, whole, council.view))
     return results
