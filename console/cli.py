@@ -8,7 +8,8 @@ What it does::
 ``run`` builds a ``DebateConfig`` from command-line options (or the built-in
 demo question and agents when no question is given), builds the backend with
 ``backends.factory`` (``--backend scripted`` runs the protocol's scripted demo,
-no model), runs the debate and shows it live with ``terminal.TerminalRenderer``.
+no model; ``--model-for WHO=SPEC`` gives an agent or a role a model of its own,
+``backends.model_for``), runs the debate and shows it live with ``terminal.TerminalRenderer``.
 ``--small-model`` adds the parameters the protocol recommends for a small
 model (``Protocol.small_model_params``; ``--param`` wins) and says which it
 set (``make cli`` passes it, for the embedded SmolLM2-135M).
@@ -31,7 +32,6 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -43,7 +43,8 @@ from console.human import ask_line
 from console.listing import show_protocols
 from console.terminal import TerminalRenderer, make_console
 from debate_core.backends.base import Backend
-from debate_core.backends.factory import BackendSpec, backend_kinds, make_backend, seated, server_options
+from debate_core.backends.factory import BackendSpec, backend_kinds, make_backend, server_options
+from debate_core.backends.model_for import SeatBackends, check_who, parse_model_for
 from debate_core.backends.router import BackendRouter
 from debate_core.config import (
     DEFAULT_HISTORY_WINDOW,
@@ -185,8 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--model-for",
         action="append",
         default=[],
-        metavar="AGENT_OR_ROLE=ID_OR_PATH",
-        help="a model of its own for one agent or role (a fine-tuned listener, a larger speaker)",
+        metavar="WHO=SPEC",
+        help="a model of its own for an agent or role (a fine-tuned listener, a larger speaker): MODEL (the "
+        "--backend's kind; transformers when scripted), KIND:MODEL, openai:MODEL@URL, or scripted:NAME",
     )
     m.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     m.add_argument("--dtype", help="bfloat16, float16 or float32 (default: chosen per device)")
@@ -305,7 +307,8 @@ def small_model_note(args: argparse.Namespace) -> str | None:
 
 
 def backend_from_args(args: argparse.Namespace, config: DebateConfig) -> Backend | BackendRouter:
-    """The default backend, and a router when ``--model-for`` gives agents or roles their own models."""
+    """The default backend, and a router when ``--model-for`` gives agents or roles their own models
+    (``backends.model_for``: ``WHO=MODEL``, ``WHO=KIND:MODEL``, ``WHO=openai:MODEL@URL``, ``WHO=scripted:NAME``)."""
     spec = BackendSpec(
         kind=args.backend,
         model=args.model,
@@ -315,18 +318,11 @@ def backend_from_args(args: argparse.Namespace, config: DebateConfig) -> Backend
         prefix_reuse=not args.no_prefix_reuse,
         options=server_options(args.backend, args.base_url, args.backend_option),
     )
+    models = parse_model_for(args.model_for)
+    check_who(models, config)  # before any model is made
     default = make_backend(spec, config)
-    own = _pairs(args.model_for, "--model-for")
-    if not own:
-        return seated(default, spec, config)  # a model the variant seats (a learned listener), if any
-    names = set(config.agent_names)
-    by_agent: dict[str, Backend] = {}
-    by_role: dict[str, Backend] = {}
-    for who, model in own.items():
-        kind = spec.kind if spec.kind in ("openai", "llamacpp") else "transformers"
-        backend = make_backend(replace(spec, kind=kind, model=model or None), config)
-        (by_agent if who in names else by_role)[who] = backend
-    return BackendRouter(default, by_agent=by_agent, by_role=by_role)
+    # each WHO's own model, and a model the variant seats (a learned listener), if any
+    return SeatBackends(spec, models, default=default).route(default, config)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

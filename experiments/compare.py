@@ -10,7 +10,8 @@ context or, with ``hotpotqa_context="question"``, in its text), each protocol's
 parameters, and the generation settings every system shares (seed,
 token caps, the public-token budget of the protocols that use one). Each
 system samples at its protocol's ``study_temperature`` (its paper's; None:
-the backend's default), kept per protocol in the specification, unless
+the backend's default; a variant's own where ``variant_study_temperature``
+gives one), kept per protocol (and such variant) in the specification, unless
 ``temperature`` sets one for every system (``temperature_for``). With
 ``repeats`` N the study runs N times on the same questions, each repeat with
 its own seed (``seed_for``; repeat 0 is the study of one run, its cells keyed
@@ -33,6 +34,10 @@ preparation (``extensions.StudyPreparation``: HandRaiser's positions pool) may
 give each question's debates of its systems their own parameters and briefs
 (``QuestionSetup``). Without ``systems`` a study compares the control a plugin
 declares with its protocol's other variants (``default_systems``: Parliament's four).
+``model_for`` (``--model-for WHO=SPEC``) gives an agent or a role of every
+system that has it a model of its own (``compare_models``); the runner's
+``seats`` (``backends.model_for.SeatBackends``) build those backends, each
+model once for the whole study, and the models a variant seats itself.
 
 What it does not do: compute results (``compare_report``) or load data
 (``items``: each shared data set's questions as ``Item``s, re-exported here).
@@ -51,6 +56,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from debate_core.backends.base import Backend
+from debate_core.backends.model_for import SeatBackends
 from debate_core.backends.router import BackendRouter
 from debate_core.config import DEFAULT_AGENT_NAMES, AgentSpec, DebateConfig, PromptLayout
 from debate_core.debate import Debate
@@ -112,6 +118,8 @@ class CompareSpec(BaseModel):
     # each system's resolved parameters, defaults filled (spec_changes.recorded); None: not recorded (an older study)
     system_params: dict[str, dict[str, Any]] | None = None
     datasets: dict[str, int] = Field(default_factory=dict)  # a plugin's data sets: questions of each
+    # per-role models (``--model-for WHO=SPEC``): agent or role -> KIND:MODEL (``model_for.normalised``)
+    model_for: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -168,7 +176,8 @@ class CompareSpec(BaseModel):
     def differences(self, other: CompareSpec) -> list[str]:
         """What differs, but the parameters: each system's resolved ones are compared (``spec_changes.check``)."""
         mine, theirs = self.model_dump(mode="json", exclude=SET_UP), other.model_dump(mode="json", exclude=SET_UP)
-        return [f"{key}: {mine[key]} -> {theirs[key]}" for key in mine if mine[key] != theirs.get(key)]
+        changed = [key for key in mine if mine[key] != theirs.get(key)]
+        return [_change(key, mine[key], theirs.get(key)) for key in changed]
 
     def debate_id(self, question_key: str, system: str, repeat: int = 0) -> str:
         parts: list[Any] = [self.experiment_id, question_key, system] + ([repeat] if repeat else [])
@@ -188,10 +197,12 @@ class CompareSpec(BaseModel):
         backend's default)."""
         if self.temperature is not None:
             return self.temperature
-        protocol = system_parts(system)[0]
-        if protocol in self.protocol_temperatures:
-            return self.protocol_temperatures[protocol]
-        return protocol_class(protocol).study_temperature
+        protocol, variant, _ = system_parts(system)
+        cls = protocol_class(protocol)
+        for key in (f"{protocol}/{variant or cls.default_variant()}", protocol):  # a variant's own, else its protocol's
+            if key in self.protocol_temperatures:
+                return self.protocol_temperatures[key]
+        return cls.variant_study_temperature(variant or cls.default_variant())
 
     def params_for(self, system: str) -> tuple[str, dict[str, Any]]:
         """``system``'s protocol and the parameters its debates are given (before a question's setup): the study's
@@ -243,16 +254,29 @@ def system_parts(system: str) -> tuple[str, str, dict[str, Any]]:
 
 
 def study_temperatures(systems: Sequence[str]) -> dict[str, float | None]:
-    """Each named protocol's declared study temperature (``Protocol.study_temperature``); unknown ones are
-    left to the systems' own validation."""
+    """Each named protocol's declared study temperature (``Protocol.study_temperature``), and under
+    ``protocol/variant`` a variant's that differs from it (``Protocol.variant_study_temperature``); unknown ones
+    are left to the systems' own validation."""
     found: dict[str, float | None] = {}
     for system in systems:
-        protocol = system_parts(system)[0] if isinstance(system, str) else ""
         try:
-            found[protocol] = protocol_class(protocol).study_temperature
+            protocol, variant, _ = system_parts(system) if isinstance(system, str) else ("", "", {})
+            cls = protocol_class(protocol)
+            found[protocol] = cls.study_temperature
+            own = cls.variant_study_temperature(variant or cls.default_variant())
         except (ConfigError, ValueError):
             continue
+        if own != cls.study_temperature:
+            found[f"{protocol}/{variant or cls.default_variant()}"] = own
     return found
+
+
+def _change(key: str, before: Any, after: Any) -> str:
+    """One changed setting of a specification, old -> new (per-role models as ``--model-for`` writes them)."""
+    if key == "model_for":
+        old, new = (" ".join(f"{who}={spec}" for who, spec in (v or {}).items()) or "none" for v in (before, after))
+        return f"--model-for: {old} -> {new}"
+    return f"{key}: {before} -> {after}"
 
 
 def default_systems() -> tuple[str, ...]:
@@ -319,6 +343,7 @@ class CompareRunner:
         per_debate: Callable[[DebateConfig], Backend] | None = None,
         prepared: Mapping[str, Mapping[str, QuestionSetup]] | None = None,
         seat_backend: Callable[[str, DebateConfig], Backend] | None = None,
+        seats: SeatBackends | None = None,
         lease: Lease | None = None,
         warn: Callable[[str], object] | None = None,
     ) -> None:
@@ -328,6 +353,13 @@ class CompareRunner:
         self.per_debate = per_debate  # a backend of its own for each debate (the scripted demo's scripts)
         self.prepared = dict(prepared or {})  # per protocol, per question key: its study preparation's setup
         self.seat_backend = seat_backend  # the backend of a model a variant seats (a fine-tuned listener)
+        self.seats = seats  # or every seat's own backend: a variant's seated models and ``model_for``'s
+        if spec.model_for:
+            from experiments.compare_models import check  # it builds on this module
+
+            check(self.spec)  # a WHO no system has, or one that would unseat a variant's model: before any model work
+            if seats is None or seats.record() != spec.model_for:
+                raise ExperimentError("the study names per-role models (model_for) but no backends for them (seats)")
         self.concurrency = max(1, concurrency)
         self.progress = progress or SilentProgress()
         self.debates = StudyDebates(store, spec.experiment_id, lease=lease)
@@ -390,7 +422,9 @@ class CompareRunner:
             backend = self.per_debate(config)
         served: Backend | BackendRouter = backend
         seated = resolve(config)[1].seat_models()
-        if seated:
+        if self.seats is not None:
+            served = self.seats.route(backend, config)
+        elif seated:
             if self.seat_backend is None:
                 raise ExperimentError(f"{job.system} seats its own model ({', '.join(seated.values())}); none given")
             served = BackendRouter(backend, by_role={role: self.seat_backend(m, config) for role, m in seated.items()})

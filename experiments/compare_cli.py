@@ -3,7 +3,7 @@
     python -m experiments compare --experiment ID --systems parliament/cot,parliament/british \\
         --mmlu 5 --strategyqa 5 [--bbh 5 --bbh-tasks date_understanding,...] [--gsm8k 5] [--gpqa 5] \\
         [--hotpotqa 100 [--hotpotqa-context question]] [--model ID] [--param parliament.resume=regenerate] \\
-        [--repeats 27] [--temperature T]
+        [--repeats 27] [--temperature T] [--model-for judge=openai:gpt-4o@http://HOST:PORT/v1 ...]
     python -m experiments report ID        # a comparison's report (report.md, debates.csv)
     python -m experiments fetch-bbh [--tasks a,b] [--cache DIR] [--archive PATH]   # BBH's files, ahead of time
 
@@ -24,7 +24,10 @@ runs the study N times, each run with its own seed; without
 A rerun whose systems' resolved parameters differ from the ones the study
 recorded (a protocol's default changed since) stops with each one, old ->
 new, and the ``--param`` that resumes it as it began (``spec_changes``); its
-warnings are printed in yellow.
+warnings are printed in yellow. ``--model-for WHO=SPEC`` (repeatable; the
+syntax is ``debate_core.backends.model_for``'s) gives an agent or a role of
+every system that has it a model of its own, recorded in the specification
+(a rerun with other ones is refused); a WHO no system has is refused first.
 
 What it does not do: compute results (``compare_report``).
 """
@@ -33,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -42,10 +44,9 @@ from rich.console import Console
 
 from debate_core.backends import factory
 from debate_core.backends.base import Backend
-from debate_core.backends.scripted import ScriptedBackend
+from debate_core.backends.model_for import SeatBackends, normalised, parse_model_for
 from debate_core.config import DEFAULT_SEGMENTER, SEGMENTERS, DebateConfig, PromptLayout, normalize_segmenter
-from debate_core.protocols.registry import protocol_class
-from experiments import bbh, extensions
+from experiments import bbh, compare_models, extensions
 from experiments.compare import (
     DEFAULT_BBH_TASKS,
     SHARED_COUNTS,
@@ -150,6 +151,16 @@ def add_parser(commands: Any) -> None:
     )
     run.add_argument("--param", action="append", default=[], metavar="PROTOCOL.KEY=VALUE")
     add_backend_options(run)
+    run.add_argument(
+        "--model-for",
+        action="append",
+        default=[],
+        metavar="WHO=SPEC",
+        help="a model of its own for an agent or role (WHO) of every system that has it (repeatable): SPEC is "
+        "MODEL (the --backend's kind), KIND:MODEL (transformers, llamacpp, openai, scripted, ...), "
+        "openai:MODEL@URL (a server of its own), or scripted:NAME (the demo script as model NAME); "
+        "e.g. --model-for judge=openai:gpt-4o --model-for Debater2=org/model",
+    )
     for preparation in extensions.study_preparations():  # a protocol's own options (HandRaiser's --no-positions)
         if preparation.add_options is not None:
             preparation.add_options(run)
@@ -292,28 +303,15 @@ def spec_from(args: argparse.Namespace) -> CompareSpec:
         prompt_layout=PromptLayout(args.layout),
         segmenter=args.segmenter,
         params=_params(args.param),
+        model_for=normalised(parse_model_for(getattr(args, "model_for", [])), args.backend),
     )
 
 
-def seat_backends(args: argparse.Namespace) -> Callable[[str, DebateConfig], Backend]:
-    """The backend of a model a variant seats (a fine-tuned listener): one per model, loaded once.
-
-    With ``--backend scripted`` the seated model is the protocol's demo script under that model's name.
-    """
-    loaded: dict[str, Backend] = {}
-    lock = threading.Lock()
-
-    def seat(model: str, config: DebateConfig) -> Backend:
-        if args.backend == "scripted":
-            responder = protocol_class(config.protocol).demo_responder(config)
-            assert responder is not None
-            return ScriptedBackend(responder, model_id=model)
-        with lock:
-            if model not in loaded:
-                loaded[model] = factory.make_backend(model_backend_spec(args, model))
-            return loaded[model]
-
-    return seat
+def seat_backends(args: argparse.Namespace, default: Backend) -> SeatBackends:
+    """Every seat's own backend: a model a variant seats (a fine-tuned listener) and each ``--model-for``'s, one
+    per model for the whole study (with ``--backend scripted`` a seated model is the demo script under its name)."""
+    spec = model_backend_spec(args)
+    return SeatBackends(spec, parse_model_for(args.model_for), default=None if args.backend == "scripted" else default)
 
 
 def study_items(spec: CompareSpec, files: dict[str, str | None]) -> list[Item]:
@@ -338,6 +336,7 @@ def prepare(request: extensions.PreparationRequest) -> dict[str, Mapping[str, ex
 
 def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress | None) -> int:
     spec = spec_from(args)
+    compare_models.check(spec)  # a --model-for no system has: refused before any question or model is loaded
     files = data_files(args)
     items = study_items(spec, files)
     if not items:
@@ -358,7 +357,7 @@ def cmd_compare(args: argparse.Namespace, console: Console, progress: Progress |
         progress=progress,
         per_debate=per_debate,
         prepared=prepared,
-        seat_backend=seat_backends(args),
+        seats=seat_backends(args, backend),
         lease=lease_from(args),
         warn=lambda message: console.print(f"warning: {message}", style="yellow", markup=False),
     )

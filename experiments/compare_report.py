@@ -17,7 +17,9 @@ paired t-test across runs (``repeats``). The header states the temperature
 each system sampled at (the shared one, or each protocol's study
 temperature) and the sentence segmenter, with the unit each system's
 debates recorded, and warns when the study's specification does not record
-its systems' parameters (``compare_setup``). ``full_markdown`` adds how the
+its systems' parameters (``compare_setup``); "Models" names the model of
+each agent or role that did not run on the default one (``--model-for``, a
+variant's own seated model: ``compare_models``). ``full_markdown`` adds how the
 debates ended (``compare_endings``), each system's parameters and any that
 differ between its debates (``compare_setup``), and every plugin's own
 section and figures
@@ -41,7 +43,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from experiments import compare_endings, compare_setup, extensions, paired, repeats
+from experiments import compare_endings, compare_models, compare_setup, extensions, paired, repeats
 from experiments.accuracy import Accuracy
 from experiments.compare import KIND, CompareSpec, system_parts
 from experiments.compare_outcomes import Outcome, outcomes, records_mistakes
@@ -239,12 +241,17 @@ def _temperatures(spec: CompareSpec) -> str:
     """The temperature each system sampled at: the shared one, else each protocol's study temperature."""
     if spec.temperature is not None:
         return f"temperature {spec.temperature:g} for every system"
+    found = {system: _temperature(spec.temperature_for(system)) for system in spec.systems}
+    per_protocol: dict[str, set[str]] = {}
+    for system, value in found.items():
+        per_protocol.setdefault(system_parts(system)[0], set()).add(value)
     by: dict[str, list[str]] = {}
-    for system in spec.systems:
-        by.setdefault(_temperature(spec.temperature_for(system)), []).append(system_parts(system)[0])
+    for system, value in found.items():  # a protocol's name where its systems agree, else each system's
+        protocol = system_parts(system)[0]
+        by.setdefault(value, []).append(protocol if len(per_protocol[protocol]) == 1 else system)
     if len(by) == 1:
         return f"temperature {next(iter(by))} for every system, its protocol's study temperature (its paper's)"
-    shown = "; ".join(f"{value} for {', '.join(dict.fromkeys(protocols))}" for value, protocols in by.items())
+    shown = "; ".join(f"{value} for {', '.join(dict.fromkeys(names))}" for value, names in by.items())
     return f"temperature per protocol, its study temperature (its paper's): {shown}"
 
 
@@ -265,6 +272,7 @@ def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) 
         "case-insensitively, numbers by value)"
         + ("; free-form questions are also scored by normalized exact match and containment below." if free else "."),
         *compare_setup.not_recorded(spec),
+        *compare_models.section(spec, model_id),
         "",
         f"{len(found)} finished debates.",
         "",

@@ -238,14 +238,14 @@ def test_model_for_gives_an_agent_or_a_role_its_own_model():
     from console.cli import backend_from_args, build_parser, config_from_args
     from debate_core.backends import BackendRouter
 
-    args = build_parser().parse_args(
-        ["run", "--backend", "transformers", "--model-for", "Chris=org/listener", "--model-for", "judge=org/judge"]
-    )
+    tar = ["--protocol", "baselines", "--variant", "tar"]
+    own = ["--model-for", "Chris=org/listener", "--model-for", "judge=org/judge"]
+    args = build_parser().parse_args(["run", "--backend", "transformers", *tar, *own])
     backend = backend_from_args(args, config_from_args(args))
     assert isinstance(backend, BackendRouter)
-    assert backend.backend_for("Chris").model_id == "org/listener"
-    assert backend.backend_for("Alex").model_id.startswith("SmolLM2-135M")
-    assert backend.backend_for("Zed", "judge").model_id == "org/judge"
+    assert backend.backend_for("Chris", "negative").model_id == "org/listener"
+    assert backend.backend_for("Alex", "affirmative").model_id.startswith("SmolLM2-135M")
+    assert backend.backend_for("Jenny", "judge").model_id == "org/judge"  # a role: whoever holds it
 
 
 def test_parliament_runs_from_the_terminal_with_a_point_of_information_and_its_reply(tmp_path):

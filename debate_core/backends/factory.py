@@ -20,7 +20,8 @@ a backend:
 some roles' seats (``Protocol.seat_models()``, e.g. HandRaiser's fine-tuned
 listener): a ``BackendRouter`` with one backend of the same kind per such
 model (with the scripted backend, the demo script under the model's name),
-or ``default`` unchanged when the variant seats none.
+or ``default`` unchanged when the variant seats none (``model_for.SeatBackends``,
+which also gives agents and roles the models ``--model-for`` names).
 
 What it does not do: load a model (backends load lazily, on first use).
 """
@@ -28,7 +29,7 @@ What it does not do: load a model (backends load lazily, on first use).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -164,18 +165,6 @@ def _server_backend(spec: BackendSpec) -> Backend:
 
 def seated(default: Backend, spec: BackendSpec, config: DebateConfig) -> Backend | BackendRouter:
     """``default``, with its own backend for each model the configured variant seats in a role."""
-    from debate_core.protocols.registry import protocol_class, resolve
+    from debate_core.backends.model_for import SeatBackends  # it builds on this module
 
-    models = resolve(config)[1].seat_models()
-    if not models:
-        return default
-    by_role: dict[str, Backend] = {}
-    for role, model in models.items():
-        if spec.kind == "scripted":
-            responder = protocol_class(config.protocol).demo_responder(config)
-            if responder is None:
-                raise ConfigError(f"protocol {config.protocol} has no scripted demo to seat as {model}")
-            by_role[role] = ScriptedBackend(responder, model_id=model)
-        else:
-            by_role[role] = make_backend(replace(spec, model=model), config)
-    return BackendRouter(default, by_role=by_role)
+    return SeatBackends(spec, default=default).route(default, config)

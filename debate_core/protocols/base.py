@@ -6,7 +6,8 @@ default), a frozen ``Params`` model whose defaults are its paper's defaults,
 the ``roles`` it needs (``RoleSpec``: how many agents, whether a person may
 take the role), whether it ends on the public-token budget
 (``uses_budget``), the temperature its studies sample at
-(``study_temperature``: its paper's), the parameters it recommends for a
+(``study_temperature``: its paper's; ``variant_study_temperature`` where a
+variant's paper ran at another), the parameters it recommends for a
 small model that breaks its paper's formats (``small_model_params``: the
 front ends apply them, visibly, when one is chosen) and the ``requirements`` its variant
 and parameters put on the backends (``Requirement``: a capability, for which roles, and why) and the
@@ -121,6 +122,12 @@ class Protocol(ABC):
     @classmethod
     def default_variant(cls) -> str:
         return cls.variants[0]
+
+    @classmethod
+    def variant_study_temperature(cls, variant: str) -> float | None:
+        """The temperature a study samples ``variant`` at unless told one: ``study_temperature`` (the same for
+        every variant) unless a protocol whose variants come from different papers overrides it."""
+        return cls.study_temperature
 
     @property
     def label(self) -> str:
