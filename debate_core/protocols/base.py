@@ -146,7 +146,8 @@ class Protocol(ABC):
         """Models this variant puts in roles' seats (role -> model id or path), e.g. a fine-tuned listener.
 
         Whoever builds the backends gives those roles their own backend for that model
-        (``backends.model_for.SeatBackends``, through ``backends.factory.seated``); a debate whose backends do not serve them refuses to start.
+        (``backends.model_for.SeatBackends``, through ``backends.factory.seated``); a debate whose
+        backends do not serve them refuses to start.
         """
         return {}
 
