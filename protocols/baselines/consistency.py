@@ -6,8 +6,9 @@ interventions); the debate ends when its phases are done, with the solver's answ
 or, in ``self_consistency``, the majority of its samples. ``parallel``, ``dmad``, ``rtc`` and
 ``rpd``: two or more debaters who only speak, the debate ending after its rounds with the
 majority of their answers (``rtc``: after its rounds or on a consensus, with the
-confidence-weighted vote). ``tar``: the two sides and the judge, ending on the judge's verdict
-(after a round, or after the last).
+confidence-weighted vote); ``rpd`` with a summarizer (``strategy=simultaneous_summarizer``) may
+seat one ``summarizer`` too, who speaks (its summaries). ``tar``: the two sides and the judge,
+ending on the judge's verdict (after a round, or after the last).
 
 What it does not do: check the order of the phases, or what was said.
 """
@@ -16,9 +17,10 @@ from __future__ import annotations
 
 from debate_core.events.records import EndReason
 from debate_core.kernel.consistency import FRAME, RoleRules
+from protocols.baselines.params import BaselinesParams
 
 
-def stream_rules(variant: str) -> RoleRules:
+def stream_rules(variant: str, params: BaselinesParams) -> RoleRules:
     if variant == "tar":
         return RoleRules(
             roles=(("affirmative", 1, 1), ("negative", 1, 1), ("judge", 1, 1)),
@@ -32,9 +34,10 @@ def stream_rules(variant: str) -> RoleRules:
         )
     if variant in ("parallel", "dmad", "rtc", "rpd"):
         rtc = variant == "rtc"
+        summarized = variant == "rpd" and params.strategy == "simultaneous_summarizer"
         return RoleRules(
-            roles=(("debater", 2, None),),
-            speakers=("debater",),
+            roles=(("debater", 2, None), ("summarizer", 0, 1)) if summarized else (("debater", 2, None),),
+            speakers=("debater", "summarizer") if summarized else ("debater",),
             listeners=(),
             interrupters=(),
             authors=(),

@@ -11,7 +11,8 @@ reconciliation settles on the right option. In parallel debate the second debate
 a wrong option and comes round after reading the others, so the majority is unanimous (DMAD's
 debaters, each by its own way of reasoning, the same; in RTC the stray answer comes with a low
 confidence, the discussion brings everyone round and the consensus ends it; in RPD the second
-speaker strays and everyone after, in role, argues for the right option). In TAR
+speaker strays and everyone after, in role, argues for the right option; talking simultaneously,
+the second debater of round 1 strays and, with a summarizer, the summary names both answers). In TAR
 the negative side argues a wrong option in round 1 (the judge lets the debate go on) and concedes
 in round 2, when the judge ends it for the affirmative side.
 
@@ -123,6 +124,12 @@ class BaselinesDemo(ScriptByKind):
         if self.turns == 2:
             return self._first_answer(request)
         return self._revise(request)
+
+    def _rpd_summary(self, request: GenerationRequest) -> str:
+        return (
+            f"One agent argued for {self.wrong()} because it sounded familiar; the others answered "
+            f"{self.correct()} from the facts of the question. They disagree on which reason counts."
+        )
 
     def _revise(self, request: GenerationRequest) -> str:
         answer = self.correct()

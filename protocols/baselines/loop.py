@@ -14,8 +14,8 @@ yields its events, ending with ``table.finish``:
   general question behind the question and answers it with the principles, then reasons from
   those principles to the answer;
 * ``self_contrast``: the solver names ``perspectives`` distinct solving perspectives, solves the
-  question from each, contrasts the solutions' differences into a checklist, and reconciles them
-  into one answer (Zhang et al.);
+  question from each, keeps the distinct solutions (``selection.select``), contrasts their
+  differences into a checklist, and reconciles them into one answer (Zhang et al.);
 * ``parallel``: Du et al.'s multi-agent debate: every debater answers alone (one batch), then in
   each of ``rounds - 1`` rounds every debater reads the others' last answers (not this round's:
   the round is asked in one batch before anyone's reply is said) and gives an updated answer; the
@@ -29,7 +29,7 @@ yields its events, ending with ``table.finish``:
   (``verdict``), else it goes on, and after ``max_rounds`` rounds the judge weighs both sides and
   gives its own verdict;
 * ``dmad``: Liu et al.'s diverse multi-agent debate: parallel debate whose debaters each reason by
-  their own method (``methods``, in seat order: chain of thought, step-back, self-contrast), in
+  their own method (``methods``, in seat order: chain of thought, step-back, program of thought), in
   their first answers and in every revision;
 * ``rtc``: ReConcile's round table (Chen et al.): every agent answers with an explanation and a
   confidence, then in up to ``discussion_rounds`` rounds reads all the last answers grouped by
@@ -61,6 +61,7 @@ from debate_core.kernel.table import Replies
 from protocols.baselines.forms import Solved
 from protocols.baselines.judge import Judged
 from protocols.baselines.reconcile import grouped, weighted_vote
+from protocols.baselines.selection import select
 from protocols.baselines.state import Desk
 from protocols.baselines.views import SolverView
 
@@ -119,13 +120,16 @@ def self_contrast(desk: Desk) -> Iterator[Event]:
     yield from _step(desk, "perspectives", "perspectives", count=count)
     perspectives = desk.last if isinstance(desk.last, tuple) else ()
     solutions: list[str] = []
+    answers: list[str | None] = []
     for index, perspective in enumerate(perspectives, 1):
         yield from _step(desk, "solve", "perspective", round=index, nonce=index, perspective=perspective)
         assert isinstance(desk.last, Solved)
         solutions.append(f"(perspective: {perspective})\n{desk.last.text or '(no solution)'}")
-    yield from _step(desk, "contrast", "contrast", solutions=tuple(solutions))
+        answers.append(desk.last.answer)
+    kept = yield from select(desk, solutions, answers)  # the distinct ones (``selection``)
+    yield from _step(desk, "contrast", "contrast", solutions=kept)
     checklist = desk.last if isinstance(desk.last, str) else ""
-    yield from _step(desk, "reconcile", "reconcile", solutions=tuple(solutions), checklist=checklist)
+    yield from _step(desk, "reconcile", "reconcile", solutions=kept, checklist=checklist)
     yield _end(desk)
 
 

@@ -20,7 +20,12 @@ from string import Template
 from debate_core.backends.base import Message
 from protocols.baselines.views import SolverView
 
-METHOD_NAMES = {"cot": "chain of thought", "step_back": "step-back prompting", "self_contrast": "self-contrast"}
+METHOD_NAMES = {
+    "cot": "chain of thought",
+    "step_back": "step-back prompting",
+    "pot": "program of thought",
+    "self_contrast": "self-contrast",
+}
 
 
 @cache

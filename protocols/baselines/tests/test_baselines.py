@@ -272,15 +272,15 @@ def test_the_judges_call_names_a_side_and_its_answer_and_a_bare_preference_lets_
 
 def test_dmad_debaters_each_reason_by_their_own_method_in_every_round():
     cfg = debaters().model_copy(update={"variant": "dmad"})
-    events, backend = run(cfg)  # methods: chain of thought, step-back, self-contrast, in seat order
+    events, backend = run(cfg)  # methods: chain of thought, step-back, program of thought, in seat order
     assert [r.kind for r in backend.requests] == ["method_answer"] * 3 + ["method_revise"] * 3
     assert len(backend.batches) == 2
     first = {r.agent: prompt(r) for r in backend.requests[:3]}
-    assert "step by step" in first["D1"] and "take a step back" in first["D2"] and "perspectives" in first["D3"]
+    assert "step by step" in first["D1"] and "take a step back" in first["D2"] and "Python program" in first["D3"]
     revised = {r.agent: prompt(r) for r in backend.requests[3:]}
     assert "Your way of reasoning is chain of thought" in revised["D1"]
     assert "Your way of reasoning is step-back prompting" in revised["D2"]
-    assert "Your way of reasoning is self-contrast" in revised["D3"]
+    assert "Your way of reasoning is program of thought" in revised["D3"]
     end = ended(events)
     assert (end.final_answer, end.rule, end.reason) == ("B", "majority", EndReason.ROUNDS)
 
