@@ -11,9 +11,10 @@ and replay call the same functions.
 discarded, struck through, after the cut. Phases, points of information and
 questions, analyses, composed acts and resumed speeches get their own
 transcript lines; an utterance of another kind than a speech or a statement
-(a vote, a wait, an opening) has a badge naming it, a speaker's role follows
-their name, and an error on a reply (one kept because the new one was
-unusable) follows its words. Units are drawn as their text had them: a token
+(a vote, a wait, an opening) has a badge naming it (unless it only repeats
+the speaker's role: TAR's affirmative), a speaker's role follows their
+name, and an error on a reply (one kept because the new one was unusable)
+follows its words. Units are drawn as their text had them: a token
 chunk that ends inside a word is followed by the rest of the word, with no
 space between, and a unit that ended a line (ACE's items) by a line break
 (``Utterance.gap``). Listeners' private decisions (``ListenerDecision``)
@@ -91,7 +92,7 @@ def _line_html(view: DebateView, line: Line, show_discarded: bool) -> str:
         badge = f'<span class="badge interrupt">interrupting {escape(u.interrupting)}</span>'
     if line.start > 0:
         badge = '<span class="badge resumed">resumes</span>'
-    if u.kind not in ("speech", "statement"):
+    if u.kind not in ("speech", "statement", view.roles.get(u.speaker)):  # not "affirmative affirmative"
         badge += f'<span class="badge kind">{escape(u.kind.replace("_", " "))}</span>'
     side = " side" if u.kind in SIDE_KINDS else ""
     cut, going_on = "", False

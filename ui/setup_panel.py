@@ -9,9 +9,12 @@ the paper's defaults) and describes the roles the chosen variant fills;
 agents can be given roles, one ``Name: role`` per line, and the seat a
 person may take is labelled with the role it gets (``seat_roles``: roles
 are filled in seat order, so HandRaiser's third agent is the moderator and
-ACE's the observer). Choosing the embedded tiny model sets short debates
-and writes the chosen protocol's parameters for small models into the
-parameters field, visibly (``model_presets``).
+ACE's the observer). A variant that takes fewer agents cuts the names to
+its number, one that needs more than are left fills them from the default
+names (the baselines' one-seat default, then TAR's three). Choosing the
+embedded tiny model sets short debates and writes the chosen protocol's
+parameters for small models into the parameters field, visibly
+(``model_presets``).
 
 What it does not do: start debates (``live_panel`` does).
 """
@@ -28,6 +31,7 @@ import gradio as gr
 from pydantic import ValidationError
 
 from debate_core.config import (
+    DEFAULT_AGENT_NAMES,
     DEFAULT_PROTOCOL,
     MAX_OPTION_LENGTH,
     MAX_OPTIONS,
@@ -250,13 +254,17 @@ def build_setup() -> SetupForm:
         human_seconds,
     )
     sample.click(_sample, outputs=[question, options, answer])
-    protocol.change(_protocol_chosen, inputs=[protocol, backend], outputs=[condition, params, roles])
-    condition.input(_variant_chosen, inputs=[protocol, condition], outputs=roles)
-    for changed in (protocol.input, condition.input):
-        changed(_fit_agents, inputs=[protocol, condition, agents, personas], outputs=[agents, personas])
+    fit_in, fit_out = [protocol, condition, agents, personas], [agents, personas]
     # the seats are labelled with the roles they would get ("Jenny · moderator"), so a person finds theirs
-    for changed in (agents.change, protocol.change, condition.change, roles.change):
-        changed(_human_choices, inputs=[agents, human, protocol, condition, roles], outputs=human)
+    seats_in = [agents, human, protocol, condition, roles]
+    # the variant is read once the new protocol's variants are in: read at once, it would be the old protocol's,
+    # which the new choices refuse (an error on the page)
+    chosen = protocol.change(_protocol_chosen, inputs=[protocol, backend], outputs=[condition, params, roles])
+    chosen.then(_fit_agents, inputs=fit_in, outputs=fit_out).then(_human_choices, inputs=seats_in, outputs=human)
+    condition.input(_variant_chosen, inputs=[protocol, condition], outputs=roles)
+    condition.input(_fit_agents, inputs=fit_in, outputs=fit_out)
+    for changed in (agents.change, condition.change, roles.change):
+        changed(_human_choices, inputs=seats_in, outputs=human)
     backend.input(
         model_chosen,
         inputs=[backend, protocol, params],
@@ -297,10 +305,23 @@ def _variant_chosen(name: str, variant: str) -> Any:
     return gr.update(info=_roles_info(name, variant))
 
 
+def _agents_needed(name: str, variant: str) -> int:
+    """How many agents protocol ``name``'s ``variant`` needs at least (baselines' tar: three, one per role)."""
+    cls = protocol_class(name)
+    chosen = cls(variant if variant in cls.variants else cls.default_variant(), cls.Params())
+    return max(chosen.min_agents, sum(spec.minimum for spec in chosen.role_specs()))
+
+
 def _fit_agents(name: str, variant: str, agents: str, personas: str) -> list[Any]:
-    """Fewer agents (and their personas) when the variant takes fewer (parliament: prover and critic; cot: one)."""
+    """Fewer agents (and their personas) when the variant takes fewer (parliament: prover and critic; cot: one);
+    more, named from the defaults, when it needs more than are left (tar after cot: back to three seats)."""
     limit = agent_limit(name, variant)
     names = _names(agents)
+    needed = _agents_needed(name, variant)
+    if len(names) < needed:
+        wanted = max(needed, min(len(DEFAULT_AGENT_NAMES), limit or len(DEFAULT_AGENT_NAMES)))
+        spare = [n for n in (*DEFAULT_AGENT_NAMES, *(f"Agent{i}" for i in range(1, wanted + 1))) if n not in names]
+        return [", ".join(names + spare[: wanted - len(names)]), gr.skip()]
     if limit is None or len(names) <= limit:
         return [gr.skip(), gr.skip()]
     kept = names[:limit]

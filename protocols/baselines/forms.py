@@ -19,7 +19,9 @@ What it does: builds the ``Form`` kinds the variants ask, each rendering its tem
   asked; fallback (and lines missing): ``DEFAULT_PERSPECTIVES``.
 
 A person in the solver's seat fills the same forms: the reasoning and a choice among the options
-(the answer alone for IO), the note, the perspectives one per line.
+(the answer alone for IO), the note, the perspectives one per line; ``asked`` is what they are
+asked at each step (the form's prompt: the sample, the perspective, the round, the way of
+reasoning or the role the model's prompt would state).
 
 What it does not do: decide who is asked when (``loop``), word anything (``prompts/``) or read
 TAR's judge's call after a round (``judge``; ``protocol`` adds it to these).
@@ -35,7 +37,7 @@ from typing import Any
 from debate_core.kernel.answers import MAX_FREE_ANSWER, answer_choices, normalize_answer
 from debate_core.kernel.forms import FieldSpec, Form, FormInvalid
 from protocols.baselines.params import BaselinesParams
-from protocols.baselines.prompting import render
+from protocols.baselines.prompting import METHOD_NAMES, render
 from protocols.baselines.views import SolverView
 
 MAX_TEXT_CHARS = 4_000
@@ -86,6 +88,71 @@ def _problem(view: SolverView) -> str:
     return f"no Final Answer line{wanted}: the answer stays as it was"
 
 
+def _round(view: SolverView) -> str:
+    return f"Round {view.round}: "
+
+
+def _method_name(view: SolverView) -> str:
+    return METHOD_NAMES.get(view.method, view.method)
+
+
+ASKED: dict[str, Callable[[SolverView], str]] = {
+    "answer": lambda v: "Answer the question directly: choose your answer.",
+    "reasoning": lambda v: f"Reason step by step (at most {v.sentences} sentences), then choose your answer.",
+    "sample": lambda v: (
+        f"Sample {v.sample} of {v.samples}: reason step by step (at most {v.sentences} sentences), then choose "
+        "your answer. The samples' majority is the answer."
+    ),
+    "step_back": lambda v: (
+        "Step back: name the more general question behind this one and the principles that answer it. "
+        "Do not answer the question itself yet."
+    ),
+    "step_back_reasoning": lambda v: "Reason from your principles to the answer, then choose it.",
+    "perspectives": lambda v: f"Name {v.count} distinct perspectives to solve the question from, one per line.",
+    "perspective": lambda v: f"Solve the question from this perspective: *{v.perspective}* Then choose your answer.",
+    "contrast": lambda v: (
+        f"Contrast the {len(v.solutions)} solutions above: where and why do they differ? "
+        "Write a checklist, one item per line."
+    ),
+    "reconcile": lambda v: "Check each item of your checklist against the solutions, then give one reconciled answer.",
+    "first_answer": lambda v: "Round 1: answer the question on your own and explain why.",
+    "revise": lambda v: (
+        f"{_round(v)}read the others' last answers above, examine them step by step and give your updated answer."
+    ),
+    "affirmative": lambda v: (
+        f"{_round(v)}as the affirmative side, "
+        + ("state your answer and your reasons." if v.round == 1 else "defend your answer against the negative side.")
+    ),
+    "negative": lambda v: (
+        f"{_round(v)}as the negative side, disagree with the affirmative side's answer: answer its arguments point "
+        "by point and give your own answer."
+    ),
+    "method_answer": lambda v: f"Round 1: answer the question by your way of reasoning, {_method_name(v)}.",
+    "method_revise": lambda v: (
+        f"{_round(v)}read the others' last answers above and give your updated answer, keeping to your way of "
+        f"reasoning, {_method_name(v)}."
+    ),
+    "rpd_turn": lambda v: f"{_round(v)}your turn in the discussion, in your role. {v.persona}".strip(),
+    "judge_final": lambda v: (
+        f"After {v.rounds} round(s) no side was clearly right: weigh both sides and give your verdict, the "
+        "debate's answer."
+    ),
+    "rtc_first": lambda v: "Round 1 at the round table: answer, explain why and say how confident you are.",
+    "rtc_revise": lambda v: (
+        f"{_round(v)}read every answer above, grouped with its explanations and confidences, then give your "
+        "revised answer and how confident you are."
+    ),
+}
+"""What a person in the seat is asked at each step (the form's prompt), by request kind; the request's view
+supplies what the model's prompt would (the sample, the perspective, the round, the way of reasoning, the role)."""
+
+
+def asked(kind: str, description: str, view: SolverView) -> str:
+    """A person's prompt for a step of ``kind`` (its description, capitalised, for a kind not listed)."""
+    found = ASKED.get(kind)
+    return found(view) if found is not None else description[:1].upper() + description[1:]
+
+
 def solution_form(
     kind: str, description: str, template: str | Callable[[SolverView], str], cap: int, *, reasoned: bool = True
 ) -> Form[Any, Solved]:
@@ -121,7 +188,7 @@ def solution_form(
         fields=fields,
         from_human=from_human,
         human_raw=lambda solved: solved.text,
-        describe=lambda view: description,
+        describe=lambda view: asked(kind, description, view),
         token_cap=lambda config: min(config.max_new_tokens, cap),
         template=template if isinstance(template, str) else kind,
     )
@@ -144,7 +211,7 @@ def note_form(kind: str, description: str, template: str, label: str, cap: int) 
         fields=lambda view: (FieldSpec("text", "text", label, max_chars=MAX_TEXT_CHARS, words=True, noun="text"),),
         from_human=lambda values, view: str(values["text"]).strip(),
         human_raw=lambda text: text,
-        describe=lambda view: description,
+        describe=lambda view: asked(kind, description, view),
         token_cap=lambda config: min(config.max_new_tokens, cap),
         template=template,
     )
@@ -186,7 +253,7 @@ def perspectives_form(cap: int) -> Form[Any, tuple[str, ...]]:
         ),
         from_human=lambda values, view: read_perspectives(str(values["text"]), view.count),
         human_raw=lambda items: "\n".join(items),
-        describe=lambda view: description,
+        describe=lambda view: asked("perspectives", description, view),
         token_cap=lambda config: min(config.max_new_tokens, cap),
         template="perspectives",
     )

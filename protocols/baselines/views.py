@@ -7,7 +7,8 @@ the method the request is about: which sample it is (Self-Consistency), the step
 reconciles them by (Self-Contrast); in a debate, the round, the agent's own last answer and the
 others' (parallel debate), the debate's record, its rounds and each side's answer (TAR), the
 debater's way of reasoning (DMAD). Unused pieces stay empty. The prompt templates and a
-person's form read the same object.
+person's form read the same object (the judge's form labels each side with its answer:
+``affirmative_position``, ``negative_position``).
 
 What it does not do: hold anything the solver has not written or been given.
 """
@@ -44,3 +45,13 @@ class SolverView:
     sides: tuple[str | None, str | None] = (None, None)
     method: str = "cot"
     current_answer: str | None = None
+
+    @property
+    def affirmative_position(self) -> str:
+        """TAR's affirmative side's answer as the judge sees it ("" before it names one): the seat form's label."""
+        return self.sides[0] or ""
+
+    @property
+    def negative_position(self) -> str:
+        """TAR's negative side's answer as the judge sees it ("" before it names one)."""
+        return self.sides[1] or ""
