@@ -1,46 +1,45 @@
-"""BIG-Bench Hard's tasks (20 of its 23) as the engine's questions, read from BIG-bench's own task files.
+"""BIG-Bench Hard's 23 tasks as the engine's questions: 20 read from BIG-bench's task files, 3 generated.
 
-What it does: ``load_bbh(tasks)`` (or ``load_task(task)``) reads each task's
-``task.json`` from, in order of preference, a local folder or file you name
-(``<task>/task.json``, ``<task>.json``, or BIG-bench's own
-``benchmark_tasks`` layout), the cache (``$DEBATE_DATA_CACHE/bigbench/<task>/``,
-by default ``~/.cache/interruptible-debate/bigbench/<task>/``), or, when
-allowed, a fresh copy: ``fetch_bbh()`` takes the source archive of
-``bigbench==1.0.0`` (an archive you name, ``$DEBATE_BIGBENCH_ARCHIVE``, one
-kept in the cache, else a download from the package index through ``sdist``:
-sha256-checked, nothing run) and extracts every task file it needs in one
-pass, each checked before it replaces anything. ``sample`` draws a seeded
-sample per task. Task names are BBH's: a BIG-bench task with subtasks is named
-``logical_deduction_three_objects`` and so on (``TASKS`` maps each name to
-its archive member).
+What it does: ``load_bbh(tasks)`` (or ``load_task(task)``) gives each task's
+questions. A task of ``TASK_FILES`` is read from its ``task.json`` in, in
+order of preference, a local folder or file you name (``<task>/task.json``,
+``<task>.json``, or BIG-bench's own ``benchmark_tasks`` layout), the cache
+(``$DEBATE_DATA_CACHE/bigbench/<task>/``, by default
+``~/.cache/interruptible-debate/bigbench/<task>/``), or, when allowed, a fresh
+copy: ``fetch_bbh()`` takes the source archive of ``bigbench==1.0.0`` (an
+archive you name, ``$DEBATE_BIGBENCH_ARCHIVE``, one kept in the cache, else a
+download from the package index through ``sdist``: sha256-checked, nothing
+run) and extracts every task file it needs in one pass, each checked before it
+replaces anything. BBH's three tasks that BIG-bench ships only as Python
+generators (``GENERATED``: boolean_expressions, multistep_arithmetic_two,
+web_of_lies) are made by ``bbh_generated`` from their definitions: a fixed
+pool of ``POOL_SIZE`` questions (``GENERATION_SEED``), never a file.
+``TASKS`` names all 27 (BBH's 23 tasks, logical_deduction and
+tracking_shuffled_objects as their three subtasks each, named
+``logical_deduction_three_objects`` and so on); ``TASK_GROUPS``,
+``group_mean`` and ``by_table_task`` fold the subtasks back into the task
+the ACE paper reports (Table 2's TSO: the mean of 3, 5 and 7 objects).
+``sample`` draws a seeded sample per task: ``n``, or all of a task with fewer
+(``BBH_SIZE``: 250, BBH's size). ``fetch_and_count`` is ``fetch-bbh``'s work.
 
 Each usable example becomes a ``BbhQuestion`` whose ``question()`` is the
-engine's ``Question``. Its text is the task's ``task_prefix``, a blank line,
-then ``example_input_prefix`` and the example's ``input`` (the prefixes carry
-the instruction, e.g. movie_recommendation's "Find a movie similar to"; no
-input of these tasks lists its options itself). An example with
-``target_scores`` is multiple-choice: the options in file order (but for
-``SHUFFLED``'s two tasks, whose files list the right option first: their
-options are shuffled, seeded by task and row), the answer the label of the one
-scored highest. Where a number is offered both as digits
-and as a word ("2" and "two", reasoning_about_colored_objects) only the word
-is kept, as BBH does; where several options score highest and the example's
-``target`` names one of them (geometric_shapes: circle and ellipse), that one
-is the answer and the other right ones are dropped, so one option is right.
-An example with more options than a ``Question`` takes (dyck_languages: 84
-closing sequences) is posed free-form with the right option's text as its
-answer, as BBH poses it; one with only ``target`` (a string, or a list: its
-digits entry where it has one, as BBH poses object_counting, else its first)
-is free-form. A row that cannot be used (no input, no
-single right answer, an option too long for a ``Question``) is skipped and
-counted in the log; a file without one usable row is a ``BbhError``.
+engine's ``Question`` (``bbh_rows`` has the rules): its text is the task's
+``task_prefix``, a blank line, then ``example_input_prefix`` and the
+example's ``input``. An example with ``target_scores`` is multiple-choice
+(options in file order, shuffled for ``SHUFFLED``'s two tasks whose files
+list the right option first; number words over their digit twins; the
+``target``'s option where several score highest); one with more options than
+a ``Question`` takes (dyck_languages) or with only a ``target`` (its digits
+entry where a list has one, as BBH poses object_counting) is free-form. A row
+that cannot be used is skipped and counted in the log; a file without one
+usable row is a ``BbhError``.
 
-What it does not do: support BBH's three generated tasks
-(``GENERATOR_ONLY``: boolean_expressions, multistep_arithmetic_two and
-web_of_lies ship as Python generators, not task files), reproduce BBH's own
-250-question selections or its few-shot prompts, install or import
-``bigbench``, print (progress goes to the logger ``experiments``), or touch
-the network unless a task is not cached and ``fetch`` is true.
+What it does not do: reproduce BBH's own 250-question selections (a
+``--bbh 250`` sample is drawn here from BIG-bench's rows, or from the
+generated pool) or its few-shot prompts, install or import ``bigbench``,
+print (progress goes to the logger ``experiments``; ``fetch_and_count``
+returns its lines), report a study (``compare_report``), or touch the network
+unless a task is not cached and ``fetch`` is true.
 """
 
 from __future__ import annotations
@@ -50,13 +49,14 @@ import json
 import logging
 import os
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from experiments.bbh_generated import GENERATED, GENERATION_SEED, POOL_SIZE, generate
 from experiments.bbh_rows import SHUFFLED, BbhError, BbhQuestion, parse_task
 from experiments.sdist import SdistError, archive_name, extract_members, named_file, with_archive
 
-__all__ = ["SHUFFLED", "BbhError", "BbhQuestion", "parse_task"]
+__all__ = ["GENERATED", "SHUFFLED", "BbhError", "BbhQuestion", "parse_task"]
 
 logger = logging.getLogger("experiments")
 
@@ -94,17 +94,24 @@ _PLAIN = (
     "tracking_shuffled_objects",
     "word_sorting",
 )
-# BBH's name of each supported task -> its task.json in the source archive.
-TASKS: dict[str, str] = {
+# BBH's name of each task read from a file -> its task.json in the source archive.
+TASK_FILES: dict[str, str] = {
     name: f"{TASKS_ROOT}/{path}/{TASK_FILE}"
     for task in _PLAIN
     for name, path in (
         [(f"{task}_{sub}", f"{task}/{sub}") for sub in _SUBTASKS[task]] if task in _SUBTASKS else [(task, task)]
     )
 }
-# BBH's tasks that BIG-bench ships only as Python generators (task.py), never as task.json.
-GENERATOR_ONLY = ("boolean_expressions", "multistep_arithmetic_two", "web_of_lies")
-_GENERATOR_ALIASES = {"multistep_arithmetic": "multistep_arithmetic_two"}
+_ALIASES = {"multistep_arithmetic": "multistep_arithmetic_two"}
+# Table 1 reports these tasks as the mean of their subtasks (Table 2's TSO: tracking_shuffled_objects').
+TASK_GROUPS: dict[str, tuple[str, ...]] = {
+    task: tuple(f"{task}_{sub}" for sub in subtasks) for task, subtasks in _SUBTASKS.items()
+}
+# Every task name, in BBH's (alphabetical) order: 27 names, BBH's 23 tasks with the subtasks expanded.
+TASKS: tuple[str, ...] = tuple(
+    name for task in sorted((*_PLAIN, *GENERATED)) for name in TASK_GROUPS.get(task, (task,))
+)
+BBH_SIZE = 250  # BBH's questions per task (fewer where the task has fewer): ``--bbh 250``
 # The examples in each task.json of bigbench==1.0.0 (before any row is skipped).
 EXPECTED_EXAMPLES: dict[str, int] = {
     "causal_judgment": 190,
@@ -152,12 +159,8 @@ def check_tasks(tasks: Iterable[str]) -> tuple[str, ...]:
 
 
 def _unknown(task: str) -> str:
-    generator = _GENERATOR_ALIASES.get(task, task)
-    if generator in GENERATOR_ONLY:
-        return (
-            f"BBH task {task!r} is not supported: BIG-bench ships it only as a Python generator, not as a task.json "
-            f"(unsupported: {', '.join(GENERATOR_ONLY)})"
-        )
+    if task in _ALIASES:
+        return f"BBH task {task!r} is BIG-bench's; BBH's is {_ALIASES[task]}"
     subtasks = [name for name in TASKS if name.startswith(f"{task}_")]
     if subtasks:
         return f"BBH task {task!r} has subtasks: name one of {', '.join(subtasks)}"
@@ -203,7 +206,7 @@ def cached_path(task: str, cache: str | Path | None = None) -> Path:
 
 def _in_folder(folder: Path, task: str) -> Path:
     """``task``'s file in a folder the user named: ``<task>/task.json``, ``<task>.json`` or BIG-bench's layout."""
-    inside = TASKS[task].removeprefix(f"{TASKS_ROOT}/")
+    inside = TASK_FILES[task].removeprefix(f"{TASKS_ROOT}/")
     candidates = [folder / task / TASK_FILE, folder / f"{task}.json", folder / inside]
     found = next((path for path in candidates if path.is_file()), None)
     if found is None:
@@ -234,8 +237,21 @@ def load_bbh(
     fetch: bool = True,
     archive: str | Path | None = None,
 ) -> dict[str, list[BbhQuestion]]:
-    """Each task's usable questions, in file order; the tasks not cached are fetched together, in one pass."""
+    """Each task's usable questions, in file order; the tasks not cached are fetched together, in one pass.
+
+    A generated task (``GENERATED``) is its pool: ``generate(task)``, ``POOL_SIZE`` questions made with
+    ``GENERATION_SEED``; no file is read for it.
+    """
     names = check_tasks(tasks)
+    made = {task: generate(task) for task in names if task in GENERATED}
+    files = [task for task in names if task not in made]
+    loaded = _load_files(files, path=path, cache=cache, fetch=fetch, archive=archive) if files else {}
+    return {task: made[task] if task in made else loaded[task] for task in names}
+
+
+def _load_files(
+    names: Sequence[str], *, path: str | Path | None, cache: str | Path | None, fetch: bool, archive: str | Path | None
+) -> dict[str, list[BbhQuestion]]:
     if path:
         given = Path(path).expanduser()
         if not given.is_dir():
@@ -257,24 +273,84 @@ def load_bbh(
 
 def sample(questions: Sequence[BbhQuestion], n: int, *, seed: int = 0) -> list[BbhQuestion]:
     """``n`` questions of each task among ``questions``, drawn without replacement by a generator seeded by
-    ``seed`` and the task, so one task's draw does not depend on which other tasks are asked for."""
+    ``seed`` and the task, so one task's draw does not depend on which other tasks are asked for; every
+    question of a task that has fewer than ``n`` (logged), as BBH took all of a task with fewer than 250."""
     by_task: dict[str, list[BbhQuestion]] = {}
     for question in questions:
         by_task.setdefault(question.task, []).append(question)
     chosen: list[BbhQuestion] = []
     for task, group in by_task.items():
         if n > len(group):
-            raise BbhError(f"asked for {n} questions of BBH task {task}, only {len(group)} available")
+            logger.info("BBH %s: %d questions asked for, all %d taken", task, n, len(group))
         digest = hashlib.sha256(f"{seed}:{task}".encode()).hexdigest()
-        chosen += random.Random(int(digest[:16], 16)).sample(group, n)
+        chosen += random.Random(int(digest[:16], 16)).sample(group, min(n, len(group)))
     return chosen
+
+
+# --- BBH's 23 tasks ---------------------------------------------------------------------------
+
+
+def table_task(task: str) -> str:
+    """The task of BBH's 23 that ``task`` is or belongs to (a subtask: its group, ``TASK_GROUPS``)."""
+    return next((group for group, members in TASK_GROUPS.items() if task in members), task)
+
+
+def group_mean(accuracies: Mapping[str, float], group: str) -> float | None:
+    """A group's accuracy as Table 1 and 2 report it (TSO: the unweighted mean of its 3, 5 and 7 objects), from
+    per-task accuracies; None unless every subtask has one."""
+    if group not in TASK_GROUPS:
+        raise BbhError(f"no BBH task group {group!r} (the groups: {', '.join(TASK_GROUPS)})")
+    found = [accuracies[task] for task in TASK_GROUPS[group] if task in accuracies]
+    return sum(found) / len(found) if found and len(found) == len(TASK_GROUPS[group]) else None
+
+
+def by_table_task(accuracies: Mapping[str, float]) -> dict[str, float]:
+    """Per-task accuracies keyed by BBH's 23 tasks: a complete group's subtasks replaced by their mean
+    (``group_mean``), an incomplete group's kept as they are."""
+    table: dict[str, float] = {}
+    for task, accuracy in accuracies.items():
+        group = table_task(task)
+        mean = group_mean(accuracies, group) if group != task else None
+        table[task if mean is None else group] = accuracy if mean is None else mean
+    return table
+
+
+def fetch_and_count(
+    tasks: Iterable[str] = TASKS,
+    cache: str | Path | None = None,
+    *,
+    archive: str | Path | None = None,
+    keep_archive: bool = False,
+    force: bool = False,
+) -> list[str]:
+    """``fetch-bbh``: the file tasks not cached (every one with ``force``) extracted in one pass, then every
+    task loaded and counted; one line per task (its usable questions, where from, its BBH-sized sample), then
+    a summary."""
+    names = check_tasks(tasks)
+    files = [task for task in names if task not in GENERATED]
+    wanted = [task for task in files if force or not cached_path(task, cache).is_file()]
+    fetched = fetch_bbh(wanted, cache, archive=archive, keep_archive=keep_archive) if wanted else {}
+    lines = []
+    for task in names:
+        if task in GENERATED:
+            count, where = len(generate(task)), f"generated (seed {GENERATION_SEED}, pool of {POOL_SIZE})"
+        else:
+            count = len(fetched[task] if task in fetched else read_task(cached_path(task, cache), task))
+            where = "extracted now" if task in fetched else "cached"
+        lines.append(f"{task}: {count} questions ({min(count, BBH_SIZE)} in a --bbh {BBH_SIZE} sample), {where}")
+    generated = sum(task in GENERATED for task in names)
+    lines.append(
+        f"{len(names)} task names, {len({table_task(task) for task in names})} of BBH's 23 tasks: "
+        f"{len(files)} from task files ({len(wanted)} extracted now) in {_folder(cache)}, {generated} generated"
+    )
+    return lines
 
 
 # --- fetching ------------------------------------------------------------------------------
 
 
 def fetch_bbh(
-    tasks: Iterable[str] = tuple(TASKS),
+    tasks: Iterable[str] = tuple(TASK_FILES),
     cache: str | Path | None = None,
     *,
     archive: str | Path | None = None,
@@ -287,6 +363,8 @@ def fetch_bbh(
     Each task file is checked (it must hold a usable question) before any cached file is replaced.
     """
     names = check_tasks(tasks)
+    if generated := [task for task in names if task in GENERATED]:
+        raise BbhError(f"BBH tasks {', '.join(generated)} are generated (bbh_generated), not fetched")
     folder = _folder(cache)
     try:
         given = named_file(archive, ARCHIVE_ENV, "--archive", "archive", ARCHIVE_NAME)
@@ -309,7 +387,7 @@ def fetch_bbh(
 
 def _extract(archive: Path, folder: Path, tasks: Sequence[str]) -> dict[str, list[BbhQuestion]]:
     """``tasks``' files out of ``archive`` into ``folder/<task>/task.json``, all checked before any is replaced."""
-    by_member = {TASKS[task]: task for task in tasks}
+    by_member = {TASK_FILES[task]: task for task in tasks}
     questions: dict[str, list[BbhQuestion]] = {}
 
     def check(member: str, path: Path) -> int:

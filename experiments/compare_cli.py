@@ -395,15 +395,7 @@ def add_fetch_parser(commands: Any) -> None:
 
 
 def cmd_fetch_bbh(args: argparse.Namespace, console: Console) -> int:
-    tasks = bbh.check_tasks(_bbh_tasks(args.tasks))
-    wanted = [task for task in tasks if args.force or not bbh.cached_path(task, args.cache).is_file()]
-    if wanted:
-        fetched = bbh.fetch_bbh(wanted, args.cache, archive=args.archive, keep_archive=args.keep_archive)
-        for task in wanted:
-            console.print(f"{task}: {len(fetched[task])} questions -> {bbh.cached_path(task, args.cache)}")
-    cached = len(tasks) - len(wanted)
-    if cached:
-        console.print(
-            f"{cached} of {len(tasks)} tasks already cached in {bbh.cached_path(tasks[0], args.cache).parents[1]}"
-        )
+    tasks, keep = _bbh_tasks(args.tasks), args.keep_archive
+    for line in bbh.fetch_and_count(tasks, args.cache, archive=args.archive, keep_archive=keep, force=args.force):
+        console.print(line, markup=False, soft_wrap=True)
     return 0

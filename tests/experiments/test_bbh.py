@@ -18,11 +18,9 @@ from experiments import bbh, sdist
 from experiments.bbh import (
     ARCHIVE_NAME,
     DEFAULT_TASKS,
-    GENERATOR_ONLY,
-    TASKS,
+    TASK_FILES,
     BbhError,
     BbhQuestion,
-    check_tasks,
     fetch_bbh,
     load_bbh,
     load_task,
@@ -69,7 +67,7 @@ def test_the_committed_subset_is_the_first_six_examples_of_each_task_with_its_pr
         document = json.loads((FIXTURES / f"{task}.json").read_text(encoding="utf-8"))
         assert len(document["examples"]) == 6
         assert document["total_examples"] == bbh.EXPECTED_EXAMPLES[task]
-        assert TASKS[task] in document["source"] and "sha256" in document["source"]
+        assert TASK_FILES[task] in document["source"] and "sha256" in document["source"]
         assert "unchanged" in document["source"]
         assert (FIXTURES / f"{task}.json").stat().st_size < 20_000
 
@@ -209,38 +207,10 @@ def test_a_folder_without_the_task_says_where_it_looked(tmp_path):
     assert len(load_task("logical_deduction_three_objects", path=tmp_path)) == 1  # BIG-bench's own layout
 
 
-# --- task names ----------------------------------------------------------------------------
-
-
-def test_the_tasks_are_bbhs_twenty_with_subtasks_expanded():
-    assert len(TASKS) == 24 and set(TASKS) == set(bbh.EXPECTED_EXAMPLES)
-    assert TASKS["logical_deduction_five_objects"].endswith("benchmark_tasks/logical_deduction/five_objects/task.json")
-    assert TASKS["navigate"] == "bigbench-1.0.0/bigbench/benchmark_tasks/navigate/task.json"
-    assert set(DEFAULT_TASKS) <= set(TASKS) and not set(GENERATOR_ONLY) & set(TASKS)
-
-
-@pytest.mark.parametrize(
-    ("task", "message"),
-    [
-        ("web_of_lies", "only as a Python generator"),
-        ("boolean_expressions", "only as a Python generator"),
-        ("multistep_arithmetic", "only as a Python generator"),
-        ("logical_deduction", "has subtasks: name one of logical_deduction_three_objects"),
-        ("chess", "unknown BBH task 'chess'; the supported tasks are causal_judgment, "),
-    ],
-)
-def test_an_unknown_or_generated_task_is_a_clear_error(task, message):
-    with pytest.raises(BbhError, match=message):
-        check_tasks(["navigate", task])
-    with pytest.raises(BbhError, match=message):
-        load_task(task, path=FIXTURES)
-    assert check_tasks([" navigate", "snarks", "navigate"]) == ("navigate", "snarks")
-
-
 # --- sampling ------------------------------------------------------------------------------
 
 
-def test_sampling_is_seeded_reproducible_and_per_task():
+def test_sampling_is_seeded_reproducible_and_per_task(caplog):
     loaded = load_bbh(FIXTURE_TASKS, path=FIXTURES)
     everything = [q for questions in loaded.values() for q in questions]
     drawn = sample(everything, 3, seed=7)
@@ -251,10 +221,10 @@ def test_sampling_is_seeded_reproducible_and_per_task():
     alone = sample(loaded["date_understanding"], 3, seed=7)
     assert alone == [q for q in drawn if q.task == "date_understanding"]  # one task's draw ignores the others
     assert sample(everything, 0) == []
-    with pytest.raises(
-        BbhError, match="asked for 7 questions of BBH task tracking_shuffled_objects_three_objects, only 6"
-    ):
-        sample(everything, 7)
+    with caplog.at_level(logging.INFO, logger="experiments"):
+        whole = sample(everything, 250)  # BBH's size: every question of a task with fewer
+    assert sorted((q.task, q.index) for q in whole) == sorted((q.task, q.index) for q in everything)
+    assert "BBH tracking_shuffled_objects_three_objects: 250 questions asked for, all 6 taken" in caplog.text
 
 
 # --- the cache and the fetch ---------------------------------------------------------------
@@ -271,7 +241,7 @@ def make_archive(path: Path, members: dict[str, bytes]) -> Path:
 
 def bigbench_archive(path: Path, tasks: tuple[str, ...] = FIXTURE_TASKS) -> Path:
     """A small archive laid out like bigbench's, holding the committed subsets as the tasks' files."""
-    return make_archive(path, {TASKS[task]: (FIXTURES / f"{task}.json").read_bytes() for task in tasks})
+    return make_archive(path, {TASK_FILES[task]: (FIXTURES / f"{task}.json").read_bytes() for task in tasks})
 
 
 def test_extract_members_writes_every_target_in_one_pass(tmp_path):
@@ -404,8 +374,7 @@ def test_the_comparison_spec_names_bbh_tasks_and_refuses_unknown_ones():
     assert CompareSpec(experiment_id="x").bbh_tasks == DEFAULT_TASKS
     with pytest.raises(ValueError, match="unknown BBH task 'chess'"):
         CompareSpec(experiment_id="x", bbh=1, bbh_tasks=("navigate", "chess"))
-    with pytest.raises(ValueError, match="only as a Python generator"):
-        CompareSpec(experiment_id="x", bbh_tasks=("web_of_lies",))
+    assert CompareSpec(experiment_id="x", bbh=1, bbh_tasks=("web_of_lies",)).bbh_tasks == ("web_of_lies",)
     with pytest.raises(ValueError, match="no BBH task named"):
         CompareSpec(experiment_id="x", bbh=1, bbh_tasks=())
     with pytest.raises(ValueError, match="greater than or equal to 0"):
@@ -444,12 +413,13 @@ def test_fetch_bbh_extracts_ahead_of_time_and_skips_what_is_cached(tmp_path, cap
     command = ["fetch-bbh", "--tasks", "object_counting,geometric_shapes", "--cache", cache, "--archive", archive]
     assert main(command) == 0
     out = said(capsys)
-    assert "object_counting: 6 questions" in out and "geometric_shapes: 6 questions" in out
+    assert "object_counting: 6 questions (6 in a --bbh 250 sample), extracted now" in out
+    assert "geometric_shapes: 6 questions (6 in a --bbh 250 sample), extracted now" in out
     assert main(command) == 0
-    assert "2 of 2 tasks already cached" in said(capsys)
+    assert "geometric_shapes: 6 questions (6 in a --bbh 250 sample), cached" in said(capsys)
     before = {path: path.read_bytes() for path in Path(cache).rglob("*.json")}
-    assert main(["fetch-bbh", "--cache", cache, "--archive", archive]) == 2  # all 24: the small archive lacks most
+    assert main(["fetch-bbh", "--cache", cache, "--archive", archive]) == 2  # all 27: the small archive lacks most
     assert "has no bigbench-1.0.0/bigbench/benchmark_tasks/causal_judgment/task.json" in said(capsys)
     assert {path: path.read_bytes() for path in Path(cache).rglob("*.json")} == before
-    assert main(["fetch-bbh", "--tasks", "web_of_lies", "--cache", cache]) == 2
-    assert "only as a Python generator" in said(capsys)
+    assert main(["fetch-bbh", "--tasks", "web_of_lies", "--cache", cache]) == 0  # generated: nothing to fetch
+    assert "web_of_lies: 1000 questions (250 in a --bbh 250 sample), generated (seed 0, pool of 1000)" in said(capsys)
