@@ -25,9 +25,14 @@ CONCISE = " Be concise: make your case in two or three short sentences."
 
 
 @cache
-def template(name: str) -> Template:
-    folder = resources.files("protocols.handraiser") / "prompts"
+def package_template(package: str, name: str) -> Template:
+    """``prompts/<name>.txt`` of ``package`` (this one's, or a task's such as Text Pictionary's), read once."""
+    folder = resources.files(package) / "prompts"
     return Template((folder / f"{name}.txt").read_text(encoding="utf-8").strip())
+
+
+def template(name: str) -> Template:
+    return package_template("protocols.handraiser", name)
 
 
 def fields(view: HandView) -> dict[str, str]:

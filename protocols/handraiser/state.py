@@ -3,7 +3,8 @@
 What it does: a ``Room`` (the run state the loop takes) knows who sits in
 which seat (Pro, Con, the moderator) and which answer each side argues
 (``Sides``), holds the moderator's interruption policy (``policy_for``: the
-variant's, or a person's own Interrupt button), keeps the public record the
+variant's, or a person's own Interrupt button; Text Pictionary's guesser
+listens under the same), keeps the public record the
 prompts quote (``transcript``) and the round, builds each seat's
 ``HandView``, asks one seat one request kind, and gives a speaker's chunker
 (``chunk_tokens`` tokens of the speaker's tokenizer). ``TITLES`` names the
@@ -17,12 +18,13 @@ cut anyone off or vote (``loop``), word or parse anything (``prompts/``,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from debate_core.config import SeatKind
 from debate_core.kernel.chunkers import TokenChunker
 from debate_core.kernel.forms import Form, FormResult
 from debate_core.kernel.policies import (
+    Decision,
     InterruptPolicy,
     NeverPolicy,
     PromptedPolicy,
@@ -39,20 +41,31 @@ TITLES = {"pro": "Pro", "con": "Con", "moderator": "Moderator"}
 NEVER = ("generic", "concise")
 
 
+class ListenerSettings(Protocol):
+    """What a listener's policy reads of a task's parameters (the debate's and Text Pictionary's have them)."""
+
+    @property
+    def tau(self) -> float: ...
+
+    @property
+    def random_allow_none(self) -> bool: ...
+
+
 def policy_for(
-    variant: str, params: HandRaiserParams, forms: HandRaiserForms, *, person: bool = False
+    variant: str, params: ListenerSettings, listen: Form[Any, Decision], *, person: bool = False
 ) -> InterruptPolicy:
-    """The moderator's interruption policy of a variant; a person in the seat is their own policy
-    (their Interrupt button answers the ``listen`` form) wherever the variant interrupts at all."""
+    """The listener's interruption policy of a variant (the moderator's, or Text Pictionary's guesser's); a
+    person in the seat is their own policy (their Interrupt button answers the ``listen`` form) wherever the
+    variant interrupts at all."""
     if variant in NEVER:
         return NeverPolicy()
     if person:
-        return PromptedPolicy(forms.listen)
+        return PromptedPolicy(listen)
     if variant == "random":
         return RandomPolicy(allow_none=params.random_allow_none)
     if variant == "threshold":
-        return ThresholdPolicy(forms.listen, params.tau)
-    return PromptedPolicy(forms.listen)
+        return ThresholdPolicy(listen, params.tau)
+    return PromptedPolicy(listen)
 
 
 class Room:
@@ -64,7 +77,7 @@ class Room:
         (self.con,) = table.with_role("con")
         (self.moderator,) = table.with_role("moderator")
         person = table.config.agent(self.moderator).seat is SeatKind.HUMAN
-        self.policy = policy_for(variant, params, forms, person=person)
+        self.policy = policy_for(variant, params, forms.listen, person=person)
         self.transcript: list[str] = []
         self.round = 1
 

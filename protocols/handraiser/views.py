@@ -51,9 +51,9 @@ class HandView:
     max_rounds: int = 10
 
 
-def record_line(title: str, text: str, *, cut: bool = False) -> str:
-    """One statement as the record keeps it (a cut statement is marked)."""
-    return f"{title}: {text.strip()}" + (f" {CUT_MARK}" if cut else "")
+def record_line(title: str, text: str, *, cut: bool = False, mark: str = CUT_MARK) -> str:
+    """One statement as the record keeps it (a cut statement is marked, by default as the moderator's cut)."""
+    return f"{title}: {text.strip()}" + (f" {mark}" if cut else "")
 
 
 def said_prefix(text: str, units: Sequence[str], disclosed: int) -> str:
