@@ -1,12 +1,16 @@
 """The paper's cost of a HandRaiser debate, folded from its events.
 
 What it does: ``debate_cost(events)`` returns a ``Cost``: every token the
-agents generated until the end, counting a statement that was cut off only up
-to the cut (the tokens of its disclosed chunks: a streamed speaker would have
-stopped there) and one token per listener decision, whatever the policy (the
-random policy calls no model, yet the paper charges each decision one token).
-A statement heard out counts the tokens its generation produced (a person's
-words count the tokens of what they said). It also carries what the paper
+agents generated until the end, counting a speaker's message (a debate's
+statement, Text Pictionary's description: ``SPEAKER_KINDS``) that was cut
+off only up to the cut (the tokens of its disclosed chunks: a streamed
+speaker would have stopped there), likewise one the game ended in the middle
+of (a description that revealed the secret), and one token per listener
+decision, whatever the policy (the random policy calls no model, yet the
+paper charges each decision one token). A message heard out counts the
+tokens its generation produced (a person's words count the tokens of what
+they said). The listener's own words (the moderator's votes, the guesser's
+guesses and questions) are ``moderator_tokens``. It also carries what the paper
 does not count but a user pays for: the tokens the backends actually
 generated (whole statements, decisions), the prompt tokens computed (not
 served from a prefix cache), and the wall time; and the shape of the debate:
@@ -28,14 +32,24 @@ from debate_core.events.codec import Event
 from debate_core.events.records import Source
 from debate_core.events.types import DebateEnded, Interrupted, PhaseStarted, UnitDisclosed, UtteranceGenerated
 
+SPEAKER_KINDS = ("statement", "description")
+
 
 @dataclass
 class _Utterance:
     kind: str
     model: bool
     generated: int
+    units: int = 0
+    disclosed: int = 0
     disclosed_tokens: int = 0
     cut: bool = False
+
+    def tokens(self, ended: bool) -> int:
+        """What the paper counts of it: the whole generation, unless it was cut or the debate ended mid-way."""
+        unfinished = ended and 0 < self.disclosed < self.units
+        whole = self.model and not self.cut and not unfinished and self.generated
+        return self.generated if whole else self.disclosed_tokens
 
 
 @dataclass(frozen=True)
@@ -55,7 +69,7 @@ class Cost:
 
     @property
     def total(self) -> int:
-        """The paper's cost: statements up to their cuts, the moderator's words, one token per decision."""
+        """The paper's cost: speakers' messages up to their cuts, the listener's words, one token per decision."""
         return self.statement_tokens + self.moderator_tokens + self.decision_tokens
 
     @property
@@ -73,8 +87,10 @@ def debate_cost(events: Iterable[Event]) -> Cost:
     for event in events:
         if isinstance(event, UtteranceGenerated):
             model = event.source is Source.MODEL
-            spoken[event.utterance_id] = _Utterance(event.kind, model, event.generation.completion_tokens)
+            generated = event.generation.completion_tokens
+            spoken[event.utterance_id] = _Utterance(event.kind, model, generated, len(event.units))
         elif isinstance(event, UnitDisclosed) and event.utterance_id in spoken:
+            spoken[event.utterance_id].disclosed += 1
             spoken[event.utterance_id].disclosed_tokens += event.tokens
         elif isinstance(event, Interrupted) and event.utterance_id in spoken:
             spoken[event.utterance_id].cut = True
@@ -88,8 +104,8 @@ def debate_cost(events: Iterable[Event]) -> Cost:
             end = event
     statement = moderator = 0
     for item in spoken.values():
-        tokens = item.generated if item.model and not item.cut and item.generated else item.disclosed_tokens
-        if item.kind == "statement":
+        tokens = item.tokens(end is not None)
+        if item.kind in SPEAKER_KINDS:
             statement += tokens
         else:
             moderator += tokens
@@ -101,7 +117,7 @@ def debate_cost(events: Iterable[Event]) -> Cost:
         generated_tokens=stats.generated_tokens if stats else 0,
         prompt_tokens_computed=(stats.prompt_tokens - stats.cached_prompt_tokens) if stats else 0,
         wall_time_s=stats.wall_time_s if stats else 0.0,
-        statements=sum(1 for item in spoken.values() if item.kind == "statement" and item.disclosed_tokens),
+        statements=sum(1 for item in spoken.values() if item.kind in SPEAKER_KINDS and item.disclosed_tokens),
         rounds=rounds,
         interrupt_chunks=tuple(chunks),
         ended=end is not None,

@@ -1,6 +1,7 @@
 """The handraiser plugin: registers HandRaiser (learning to interrupt) with the plugin manager.
 
-What it does: implements the ``register_protocols`` hook for ``HandRaiserProtocol``. It is
+What it does: implements the ``register_protocols`` hook for ``HandRaiserProtocol`` (the
+debate) and ``PictionaryProtocol`` (Text Pictionary, the paper's first task). It is
 one of the built-ins (``protocols.PLUGINS``), loaded
 through the same path as an outside package's plugin module, so a checkout
 on ``sys.path`` finds it without installed metadata.
@@ -14,20 +15,30 @@ from collections.abc import Callable
 
 from debate_core.plugins import hookimpl
 from debate_core.protocols.base import Protocol
+from protocols.handraiser.pictionary.protocol import PictionaryProtocol
 from protocols.handraiser.protocol import HandRaiserProtocol
 
 
 @hookimpl
 def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
     register(HandRaiserProtocol)
+    register(PictionaryProtocol)
 
 
 @hookimpl
 def register_commands(register: Callable[[object], object]) -> None:
-    from protocols.handraiser.study import cli, train_listener
+    from protocols.handraiser.study import cli, pictionary_data, train_listener
 
     register(cli.COMMAND)
     register(train_listener.COMMAND)
+    register(pictionary_data.COMMAND)
+
+
+@hookimpl
+def register_datasets(register: Callable[[object], object]) -> None:
+    from protocols.handraiser.study.pictionary_data import DATASET
+
+    register(DATASET)
 
 
 @hookimpl

@@ -1,13 +1,14 @@
-"""HandRaiser in the web app: the moderator's vote wordings and the moderator's live controls.
+"""HandRaiser in the web app: the moderator's vote wordings and the listener's live controls.
 
 What it does: ``WEB`` (registered by ``plugin`` through ``register_web_renderers``)
 words the moderator's two request kinds for the seat form: ``vote`` reads
 "Vote for Pro: D) Argon", "Vote for Con: B) Nitrogen", "Wait another round"
 (each side's label followed by what the request's view says of it, its
 ``<value>_position``), with the round in the heading; ``verdict`` reads
-"Vote for Pro" / "Vote for Con". ``CONTROLS`` (registered through
-``register_live_controls``) is the moderator's one control between votes
-(``interrupt``): a large **Interrupt** (key ``i``) that cuts the speaker off
+"Vote for Pro" / "Vote for Con". (Text Pictionary's ``guess`` needs no
+wording: its one text box says what to type.) ``CONTROLS`` (registered through ``register_live_controls``) is the
+listener's one control (``interrupt``: the moderator's between votes, the
+guesser's between guesses): a large **Interrupt** (key ``i``) that cuts the speaker off
 at the next chunk and **Just listen** (key ``l``); an Interrupt that cut a
 speaker off (the person's ``ListenerDecision`` said yes) is spent, so the
 next speaker is not cut off by the same press, and the badge says who was cut.
@@ -41,7 +42,6 @@ WEB = WebRenderers(
         ),
     },
 )
-
 LISTEN = {"intent": "listen"}
 INTERRUPTED = "interrupted "  # the state of a moderator whose Interrupt cut a speaker off: "interrupted Alex"
 
@@ -56,18 +56,18 @@ def follow(state: str, person: str, event: Event) -> tuple[str, dict[str, Any] |
 
 
 def note(state: str, urgency: int) -> str:
-    """The moderator's sentence: Interrupt, and nothing else, between their votes."""
+    """The listener's sentence: Interrupt, and nothing else, between their turns to vote or guess."""
     if state == "armed":
         return "Interrupt armed: the speaker is cut off after the chunk being said now. Just listen withdraws it."
     if state.startswith(INTERRUPTED):
         who = state.removeprefix(INTERRUPTED)
         return (
-            f"You cut {who} off: the rest of the statement is never said. You are listening again; "
+            f"You cut {who} off: the rest of the message is never said. You are listening again; "
             "press Interrupt to cut off the next speaker."
         )
     if state == "speaking":
         return "The debate says your choice aloud."
-    return "You are listening. Press Interrupt to cut the speaker off at the next chunk; you vote after each round."
+    return "You are listening. Press Interrupt to cut the speaker off at the next chunk; the form asks you in turn."
 
 
 CONTROLS = LiveControls(

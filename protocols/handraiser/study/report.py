@@ -1,8 +1,10 @@
 """HandRaiser's results in the shape of the paper's Table 6: success and cost per listener policy.
 
 What it does: ``policy_rows(store, runs)`` folds every finished HandRaiser
-debate of a comparison study with ``handraiser.cost`` and gives, per system
-(``handraiser/<policy>[:overrides]``): the success rate with n and a 95%
+debate and Text Pictionary game of a comparison study with
+``handraiser.cost`` and gives, per system (``handraiser/<policy>[:overrides]``
+and ``pictionary/<policy>[...]``: the task is the system's protocol, one
+task per column of the paper's table): the success rate with n and a 95%
 Wilson interval, the paper's mean cost (and its standard deviation over
 debates), what the
 backend really generated and the prompt tokens it computed, seconds per
@@ -37,11 +39,12 @@ from experiments.extensions import ReportSection, Section
 from experiments.repeats import repeat_of
 from experiments.statistics import Spread, mean, sample_sd, spread
 from experiments.workers import finished_debates
-from protocols.handraiser.cost import Cost, debate_cost
+from protocols.handraiser.cost import SPEAKER_KINDS, Cost, debate_cost
 from storage import Store
 from storage.experiments import RunRecord
 
 PREFIX = "handraiser/"
+TASKS = (PREFIX, "pictionary/")  # the debate, and Text Pictionary
 
 
 @dataclass
@@ -74,10 +77,10 @@ class PolicyRow:
 
 def policy_rows(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> list[PolicyRow]:
     """One row per HandRaiser system, in the study's order (see the module docstring)."""
-    folded: dict[str, list[tuple[bool, Cost, int]]] = {s: [] for s in systems if s.startswith(PREFIX)}
+    folded: dict[str, list[tuple[bool, Cost, int]]] = {s: [] for s in systems if s.startswith(TASKS)}
     per_run: dict[str, dict[int, list[tuple[bool, float]]]] = {}
     for run, events, end in finished_debates(store, runs, folded.__contains__):
-        long = [e for e in events if isinstance(e, UtteranceGenerated) and e.kind == "statement" and len(e.units) > 1]
+        long = [e for e in events if isinstance(e, UtteranceGenerated) and e.kind in SPEAKER_KINDS and len(e.units) > 1]
         cost = debate_cost(events)
         folded[run.condition].append((bool(end.correct), cost, len(long)))
         per_run.setdefault(run.condition, {}).setdefault(repeat_of(run), []).append((bool(end.correct), cost.total))
@@ -124,9 +127,11 @@ def section(rows: Sequence[PolicyRow]) -> list[str]:
     lines = [
         "## HandRaiser: success and cost per listener policy (the shape of the paper's Table 6)",
         "",
-        "Cost is the paper's: every token the agents generated until the end, a cut statement only up to "
-        "the cut, one token per moderator decision. Generated is what the backend really produced (whole "
-        "statements, decisions); prompt is what it computed (not served from its prefix cache).",
+        "Cost is the paper's: every token the agents generated until the end, a cut statement (or Text "
+        "Pictionary description) only up to the cut, one token per listener decision (the moderator's, the "
+        "guesser's). The task is the system's protocol: handraiser/ the debate, pictionary/ Text Pictionary. "
+        "Generated is what the backend really produced (whole statements, decisions); prompt is what it "
+        "computed (not served from its prefix cache).",
         "",
         "| system | success (n, 95% CI) | cost (sd over debates) | generated | prompt computed | s per debate "
         "| messages | interruptions | cut after chunk 1 |",
@@ -158,7 +163,7 @@ def section(rows: Sequence[PolicyRow]) -> list[str]:
     if histogram:
         lines += [
             "",
-            "### Where the moderator cut in (interruptions after chunk k)",
+            "### Where the listener cut in (interruptions after chunk k)",
             "",
             "| system | " + " | ".join(f"k={k}" for k in histogram) + " |",
             "|---|" + "---|" * len(histogram),
