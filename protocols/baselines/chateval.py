@@ -71,7 +71,7 @@ def rpd(desk: Desk) -> Iterator[Event]:
         for index, agent in enumerate(desk.agents):
             if index:
                 table.tick()
-            yield from desk.voice(replies[agent], kind="rpd_turn", agent=agent)
+            yield from desk.voice(replies[agent], kind="rpd_turn", agent=agent, round=round_)
             if replies[agent].value.text:
                 said.append(f"{agent}: {replies[agent].value.text}")
         if not summarized:

@@ -24,7 +24,8 @@ asked at each step (the form's prompt: the sample, the perspective, the round, t
 reasoning or the role the model's prompt would state).
 
 What it does not do: decide who is asked when (``loop``), word anything (``prompts/``) or read
-TAR's judge's call after a round (``judge``; ``protocol`` adds it to these).
+TAR's judge's call after a round (``judge``; ``protocol`` adds it to these; what a person in the
+judge's seat is asked is here, in ``ASKED``, with RPD's summarizer's).
 """
 
 from __future__ import annotations
@@ -133,6 +134,14 @@ ASKED: dict[str, Callable[[SolverView], str]] = {
         f"reasoning, {_method_name(v)}."
     ),
     "rpd_turn": lambda v: f"{_round(v)}your turn in the discussion, in your role. {v.persona}".strip(),
+    "rpd_summary": lambda v: (
+        f"{_round(v)}as the summarizer, summarize the round's messages above for the debaters' next round (at most "
+        f"{v.sentences} sentences): each one's answer and main reasons, where they agree and where they differ. "
+        "Take no side."
+    ),
+    "judge_check": lambda v: (
+        "Both sides have made their case this round: weigh their arguments and say whether one side is clearly right."
+    ),
     "judge_final": lambda v: (
         f"After {v.rounds} round(s) no side was clearly right: weigh both sides and give your verdict, the "
         "debate's answer."

@@ -26,7 +26,7 @@ from typing import Any
 from debate_core.kernel.answers import answer_choices, normalize_answer
 from debate_core.kernel.forms import FieldSpec, Form, FormInvalid
 from debate_core.kernel.replies import load_object
-from protocols.baselines.forms import final_answer
+from protocols.baselines.forms import asked, final_answer
 from protocols.baselines.prompting import render
 from protocols.baselines.views import SolverView
 
@@ -131,7 +131,7 @@ def judge_form(cap: int) -> Form[Any, Judged]:
         fields=_fields,
         from_human=_from_human,
         human_raw=lambda judged: judged.text,
-        describe=lambda view: description,
+        describe=lambda view: asked("judge_check", description, view),
         schema=_schema,
         token_cap=lambda config: min(config.max_new_tokens, cap),
         template="tar_judge",

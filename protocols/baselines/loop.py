@@ -42,6 +42,10 @@ yields its events, ending with ``table.finish``:
 
 Each step is the seat's public reply (a person in a seat sees and writes each); the debate's
 answer is the solver's last (``single``), the samples' majority, the debaters', or the judge's.
+In the debates (``parallel``, ``dmad``, ``tar``, ``rtc``, ``rpd``) the answer a step names is
+recorded under its round (``round N``, as ACE and SID record theirs), so the web app draws the
+answers per round; TAR's judge's own verdict after the last round, and the single-agent
+variants' steps, under the step's kind.
 
 What it does not do: parse or word anything (``forms``, ``prompts/``) or keep kernel state (the
 ``Table`` does).
@@ -168,7 +172,7 @@ def _debate(desk: Desk, first_kind: str, revise_kind: str, method: Callable[[str
             if index:
                 table.tick()
             reply = replies[agent]
-            yield from desk.voice(reply, kind=kind(round_), agent=agent)
+            yield from desk.voice(reply, kind=kind(round_), agent=agent, round=round_)
             if reply.value.text:
                 last[agent] = reply.value.text
 
@@ -187,7 +191,7 @@ def tar(desk: Desk) -> Iterator[Event]:
         for agent, kind in ((affirmative, "affirmative"), (negative, "negative")):
             table.tick()
             reply = desk.ask(kind, agent=agent, round=round_, record=tuple(record))
-            yield from desk.voice(reply, kind=kind, agent=agent)
+            yield from desk.voice(reply, kind=kind, agent=agent, round=round_)
             if reply.value.text:
                 record.append(f"{kind.capitalize()} (round {round_}): {reply.value.text}")
         yield table.phase("judgement", round_)
@@ -196,7 +200,9 @@ def tar(desk: Desk) -> Iterator[Event]:
         call = desk.ask("judge_check", agent=judge, round=round_, rounds=rounds, record=tuple(record), sides=sides)
         judged = call.value
         assert isinstance(judged, Judged)
-        yield from desk.voice(call.map(lambda j: Solved(j.text, j.answer)), kind="judge_check", agent=judge)
+        yield from desk.voice(
+            call.map(lambda j: Solved(j.text, j.answer)), kind="judge_check", agent=judge, round=round_
+        )
         if judged.stop:
             yield table.finish(EndReason.VERDICT, verdict(judge, table.answers.get(judge), table.answer_list()))
             return
@@ -231,7 +237,7 @@ def rtc(desk: Desk) -> Iterator[Event]:
         for index, agent in enumerate(desk.agents):
             if index:
                 table.tick()
-            yield from desk.voice(replies[agent], kind=kind, agent=agent)
+            yield from desk.voice(replies[agent], kind=kind, agent=agent, round=round_)
             if replies[agent].value.text:
                 last[agent] = replies[agent].value
     confidences = {agent: solved.confidence for agent, solved in last.items()}
@@ -264,7 +270,7 @@ def rpd(desk: Desk) -> Iterator[Event]:
         for agent in desk.agents:
             table.tick()
             reply = desk.ask("rpd_turn", agent=agent, round=round_, record=tuple(record), persona=persona[agent])
-            yield from desk.voice(reply, kind="rpd_turn", agent=agent)
+            yield from desk.voice(reply, kind="rpd_turn", agent=agent, round=round_)
             if reply.value.text:
                 record.append(f"{agent}: {reply.value.text}")
     yield table.finish(EndReason.ROUNDS, majority(table.answer_list(), table.rng))

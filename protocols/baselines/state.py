@@ -5,7 +5,7 @@ What it does: a ``Desk`` (the run state the variant loops take) knows who holds 
 its context, persona, brief and the pieces of the method at hand), asks one seat (or every
 debater, in one batch) one request kind, and voices what a seat wrote: the kernel's ``say``
 followed by one ``disclose`` per turn (the table's sentence segmenter cuts it), the seat's answer
-updated from its ``Final Answer`` line.
+updated from its ``Final Answer`` line (in a debate's round, under the cause ``round N``).
 
 What it does not do: decide the order of a baseline (the variant loops in ``loop``) or make a
 kernel move on its own account: everything goes through the ``Table``.
@@ -61,9 +61,13 @@ class Desk:
         """Every agent's reply to the request ``kind`` (one backend batch; people in parallel)."""
         return self.table.ask(self.forms[kind], list(self.agents), view)
 
-    def voice(self, reply: FormResult[Any], *, kind: str, agent: str | None = None) -> Iterator[Event]:
+    def voice(
+        self, reply: FormResult[Any], *, kind: str, agent: str | None = None, round: int | None = None
+    ) -> Iterator[Event]:
         """Say ``reply`` (a ``Solved`` or a note) and disclose it one unit per turn; update the answer it names (a
-        solution that names none says why in its ``structured`` problem)."""
+        solution that names none says why in its ``structured`` problem). A debate's step gives its ``round``: the
+        update's cause is then ``round N`` (the web app's answers-per-round table keeps each round's latest
+        answers), else the request kind."""
         table, agent = self.table, agent or self.solver
         value = reply.value
         solved = value if isinstance(value, Solved) else None
@@ -79,4 +83,4 @@ class Desk:
         )
         yield from table.disclose_rest(table.holder, one_per_turn=True)
         if solved is not None and solved.answer is not None:
-            yield table.update_answers({agent: solved.answer}, cause=kind)
+            yield table.update_answers({agent: solved.answer}, cause=kind if round is None else f"round {round}")

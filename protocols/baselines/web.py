@@ -4,7 +4,8 @@ What it does: ``WEB`` (registered by ``plugin`` through ``register_web_renderers
 judge's ``judge_check`` for a person in the judge's seat: the heading says the round ("Your call
 as the judge, round 2"), a sentence says what each choice does, and each side reads with its
 answer ("Affirmative: B", from the view's ``affirmative_position``); the option labels stay as
-they are. Every other step of the family keeps its own prompt (``forms.asked``) and values.
+they are. The judge's own prompt (``forms.ASKED``) follows them; every other step of the family
+keeps its own prompt (``forms.asked``) and values.
 
 What it does not do: change what is submitted (the values stay ``yes``, ``no``, ``affirmative``,
 ``negative`` and the option's label), draw anything (the family's events are the generic ones),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -24,7 +25,11 @@ from debate_core.protocols.registry import protocol_class
 from debate_core.testing import Case, check_demo, check_people
 from protocols.baselines.demo import BaselinesDemo
 from protocols.baselines.examples import builtin, shape_of
+from protocols.baselines.forms import ASKED
+from protocols.baselines.params import Method
+from protocols.baselines.prompting import METHOD_NAMES
 from protocols.baselines.selection import representatives
+from protocols.baselines.views import SolverView
 from tests.conftest import QUESTION, of_type
 
 YES_NO = Question(text="Is the sun a star?", options=("Yes", "No"), answer="A")
@@ -150,6 +155,16 @@ def test_dmad_reasons_by_liu_et_als_methods_for_language_models_the_program_trac
     assert "Your way of reasoning is program of thought" in prompt(backend.requests[5])
     _, backend = run(config("dmad", methods=["cot", "step_back", "self_contrast"]))  # self-contrast in a seat
     assert "perspectives" in prompt(backend.requests[2])
+
+
+def test_every_method_dmad_accepts_has_a_name_that_a_person_and_a_model_read():
+    accepted = get_args(Method)
+    assert set(accepted) == set(METHOD_NAMES)  # none accepted without its name, none named that is not accepted
+    for method in accepted:
+        view = SolverView(agent="D1", question=QUESTION, round=2, method=method)
+        for kind in ("method_answer", "method_revise"):
+            assert ASKED[kind](view).endswith(f"your way of reasoning, {METHOD_NAMES[method]}.")
+    assert "program of thought" in ASKED["method_answer"](SolverView(agent="D1", question=QUESTION, method="pot"))
 
 
 # --- exemplars -----------------------------------------------------------------------------------

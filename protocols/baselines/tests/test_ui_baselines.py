@@ -23,14 +23,16 @@ from typing import Any
 import gradio as gr
 import pytest
 
-from debate_core import AgentSpec, DebateConfig
+from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
 from debate_core.events import AnswersUpdated, DebateEnded, UtteranceGenerated
 from debate_core.kernel.human import HumanRequest
+from protocols.baselines.demo import BaselinesDemo
 from protocols.baselines.forms import ASKED
 from tests.conftest import HANG_GUARD_S, QUESTION
-from ui import render, seat_form
+from ui import render, render_rounds, seat_form
 from ui.session import SCRIPTED, LiveSession, backend_for
 from ui.setup_panel import _fit_agents, _human_choices, _protocol_chosen, config_from_form, seat_roles
+from ui.view_model import DebateView
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = '<script>window.x=1</script> & "quotes"'
@@ -42,6 +44,7 @@ CASES = [
     *((variant, "Alex", "solver") for variant in SINGLE),
     *((variant, "Chris", "debater") for variant in DEBATERS),
     *(("tar", name, role) for name, role in TAR.items()),
+    ("rpd", "Jenny", "summarizer"),  # ChatEval's simultaneous talk with a summarizer, a person summarizing
 ]
 # the request kinds a person in each seat is asked, in order (the demo's models agree in round 2 of TAR)
 KINDS = {
@@ -57,13 +60,19 @@ KINDS = {
     "affirmative": ["affirmative", "affirmative"],
     "negative": ["negative", "negative"],
     "judge": ["judge_check", "judge_check"],
+    "summarizer": ["rpd_summary"],  # after round 1 of 2: no summary follows the last round
 }
 
 
-def config(variant: str, human: str) -> DebateConfig:
+def config(variant: str, human: str, role: str = "") -> DebateConfig:
     names = ("Alex",) if variant in SINGLE else tuple(TAR)
-    agents = tuple(AgentSpec(name=n, seat="human" if n == human else "model") for n in names)
-    return DebateConfig(question=QUESTION, agents=agents, protocol="baselines", variant=variant)
+    summarizing = role == "summarizer"
+    agents = tuple(
+        AgentSpec(name=n, seat="human" if n == human else "model", role=role if summarizing and n == human else None)
+        for n in names
+    )
+    params = {"strategy": "simultaneous_summarizer"} if summarizing else {}
+    return DebateConfig(question=QUESTION, agents=agents, protocol="baselines", variant=variant, params=params)
 
 
 @dataclass
@@ -122,7 +131,7 @@ def requests_of(session: LiveSession) -> Iterator[HumanRequest]:
 
 @pytest.mark.parametrize(("variant", "person", "role"), CASES, ids=[f"{v}-{r}" for v, _, r in CASES])
 def test_a_person_takes_any_seat_of_any_baseline_and_their_words_and_answer_are_the_debates(variant, person, role):
-    cfg = config(variant, person)
+    cfg = config(variant, person, role)
     kept = Kept([])
     session = LiveSession(cfg, backend_for(SCRIPTED, cfg), store=kept, human=person, pace_s=0).start()
     asked: list[str] = []
@@ -140,15 +149,18 @@ def test_a_person_takes_any_seat_of_any_baseline_and_their_words_and_answer_are_
             session.channel.submit(request.request_id, reply(request, asked.count(request.kind)))
     finally:
         session.stop()
-    assert asked == KINDS[role if variant == "tar" else variant]
+    assert asked == KINDS[role if role in KINDS else variant]
     ended = kept.events[-1]
     assert isinstance(ended, DebateEnded) and (ended.final_answer, ended.correct) == ("B", True)
     said = [e for e in kept.events if isinstance(e, UtteranceGenerated) and e.speaker == person]
     assert [e.kind for e in said] == asked  # each step of theirs is their utterance, in order
     assert any(SAID in e.text for e in said) or variant == "io"  # IO asks for the answer alone: no words
     answered = [e.answer_of(person) for e in kept.events if isinstance(e, AnswersUpdated) and e.answer_of(person)]
-    assert answered and answered[-1] == "B"
-    assert session.view.trajectory[-1][2][person] == "B"  # folded into the view the page draws (its answers)
+    if role == "summarizer":  # a summary names no answer and casts no vote
+        assert not answered and ended.rule == "majority"
+    else:
+        assert answered and answered[-1] == "B"
+        assert session.view.trajectory[-1][2][person] == "B"  # folded into the view the page draws (its answers)
     if ended.rule in ("single", "judge"):  # the solver's answer, the judge's verdict; else a vote of the answers
         assert ended.decided_by == (person if role in ("solver", "judge") else "Jenny")
     page = render.transcript_html(session.view) + render.result_html(session.view)
@@ -164,6 +176,8 @@ def test_the_judge_sees_each_sides_answer_and_what_the_call_does():
         assert request.kind == "judge_check"
         prompt, slots, _ = shown(request)
         assert prompt.startswith("### Your call as the judge, round 1\nYes ends the debate")
+        assert prompt.endswith("say whether one side is clearly right.")  # worded for a person, said once
+        assert "the judge's call" not in prompt and prompt.count("round 1") == 1
         assert slots["choice-0"]["choices"] == [("No: another round", "no"), ("Yes: end the debate now", "yes")]
         assert slots["choice-1"]["choices"] == [("Affirmative: B", "affirmative"), ("Negative: A", "negative")]
         assert slots["choice-2"]["choices"] == [(label, label) for label in "ABCD"]
@@ -202,6 +216,8 @@ def test_the_set_up_form_offers_every_variant_and_seats_a_person_in_each_role():
     assert seats["choices"][1:] == [(f"{n} · {r}", n) for n, r in TAR.items()] and seats["value"] == "Jenny"
     assert _human_choices("Alex", "Alex", "baselines", "io")["choices"][1] == ("Alex · solver", "Alex")
     for variant, person, role in CASES:
+        if role == "summarizer":  # seated by the roles field under strategy=simultaneous_summarizer, not by default
+            continue
         names = "Alex" if variant in SINGLE else "Alex, Chris, Jenny"
         built = config_from_form(form_fields(protocol="baselines", condition=variant, agents=names, human=person))
         assert (built.protocol, built.variant) == ("baselines", variant)
@@ -235,3 +251,28 @@ def test_a_person_at_the_terminal_takes_a_multi_seat_baselines_seat_from_stdin(t
     if variant == "tar":
         assert ended["reason"] == "verdict" and "not yet" in said[0]["text"] and "the facts stand" in said[1]["text"]
         assert re.search(r"Final answer: B\s+\(judge by Jenny\)", result.stdout)
+
+
+@pytest.mark.parametrize(
+    ("variant", "params", "rounds"),
+    [
+        ("parallel", {"rounds": 3}, [1, 2, 3]),
+        ("dmad", {"rounds": 3}, [1, 2, 3]),
+        ("tar", {}, [1, 2]),  # the demo's judge ends it after round 2
+        ("rtc", {}, [1, 2]),  # the demo's doubter comes round in round 2: round 3 would open in consensus
+        ("rpd", {"rounds": 3}, [1, 2, 3]),
+        ("rpd", {"rounds": 3, "strategy": "simultaneous_summarizer"}, [1, 2, 3]),
+    ],
+    ids=["parallel", "dmad", "tar", "rtc", "rpd", "rpd-summarizer"],
+)
+def test_the_app_draws_a_debating_baselines_answers_one_row_per_round(variant, params, rounds):
+    cfg = config(variant, "").model_copy(update={"params": params})
+    events = Debate(cfg, ScriptedBackend(BaselinesDemo(cfg).reply)).run()
+    view = DebateView.from_events(events)
+    assert [number for number, _ in view.rounds] == rounds
+    debaters = ("Alex", "Chris") if variant == "tar" else tuple(TAR)  # TAR's judge names an answer only to end it
+    assert all(answers[name] for _, answers in view.rounds for name in debaters)  # each one's answer after the round
+    table = render_rounds.rounds_html(view)
+    assert "Answers per round" in table and [f'data-round="{n}"' in table for n in rounds] == [True] * len(rounds)
+    assert 'class="decision"' in table and view.ended is not None and view.ended.final_answer == "B"
+    assert 'class="answer changed' in table  # the demo's doubter came round after round 1
