@@ -113,11 +113,12 @@ def cmd_filter(args: argparse.Namespace, console: Console) -> int:
         easy = isinstance(end, DebateEnded) and end.correct is True
         (dropped if easy else kept).append(entity)
         console.print(f"{entity.name}: {'guessed in round one, dropped' if easy else 'kept'}")
+    model = model_label(args) or "the embedded model"
     header = {
         "name": "pictionary-entities-filtered",
         "source": args.data_file or "the committed pool (protocols/handraiser/pictionary/entities.json)",
         "licence": "MIT, the project's licence (pyproject.toml)",
-        "filtered": f"yes: by {model_label(args)}, dropped {len(dropped)} of {len(entities)} guessed in round one "
+        "filtered": f"yes: by {model}, dropped {len(dropped)} of {len(entities)} guessed in round one "
         f"(seed {args.seed}, temperature {args.temperature})",
         "dropped": [entity.name for entity in dropped],
         "entities": [{"entity": e.name, "category": e.category, "aliases": list(e.aliases)} for e in kept],
