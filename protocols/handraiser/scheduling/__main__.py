@@ -1,10 +1,17 @@
 """``python -m protocols.handraiser.scheduling [--count 50] [--seed 0] [--out FILE] [--check]``: (re)write the cases.
 
-What it does: runs ``generate.main`` (see there). What it does not do: anything else.
+What it does: runs ``study.scheduling_cases.main`` (see there), imported only when run, as the
+protocol's front-end modules are. What it does not do: anything else.
 """
 
 import sys
 
-from protocols.handraiser.scheduling.generate import main
 
-sys.exit(main())
+def _run() -> int:
+    from protocols.handraiser.study.scheduling_cases import main
+
+    return main()
+
+
+if __name__ == "__main__":
+    sys.exit(_run())

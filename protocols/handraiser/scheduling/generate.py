@@ -24,22 +24,21 @@ symmetric and the direct way is never slower than a detour; the generator uses i
 (no floating point), so a seed's case is the same everywhere. Places and names are this
 project's own.
 
-``python -m protocols.handraiser.scheduling --count 50 --seed 0`` (``main``) (re)writes
-``cases.jsonl`` beside this module (case i from seed ``seed + i``); ``--check`` compares instead.
+``CASES`` is the committed set, ``cases.jsonl`` beside this module (case i from seed ``seed + i``);
+``python -m protocols.handraiser.scheduling`` (``study/scheduling_cases.py``) (re)writes or checks it.
 
-What it does not do: run agents or score debates (the HandRaiser protocol does).
+What it does not do: run agents or score debates (the HandRaiser protocol does), or print (the
+command is a study module, where the protocol's front ends live).
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
-from collections import Counter
 from pathlib import Path
 
 from protocols.handraiser.scheduling.check import solve, verify
-from protocols.handraiser.scheduling.model import Case, Meeting, Person, Schedule, Traveler, Window, dump_cases
+from protocols.handraiser.scheduling.model import Case, Meeting, Person, Schedule, Traveler, Window
 
 CASES = Path(__file__).with_name("cases.jsonl")
 PLACES = (
@@ -241,28 +240,3 @@ def generate(
 def generate_many(count: int, seed: int = 0) -> list[Case]:
     """``count`` cases, the i-th from seed ``seed + i``."""
     return [generate(seed + i) for i in range(count)]
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m protocols.handraiser.scheduling", description="(Re)generate the meeting-scheduling cases."
-    )
-    parser.add_argument("--count", type=int, default=50, help="how many cases (default 50)")
-    parser.add_argument("--seed", type=int, default=0, help="the first case's seed (default 0)")
-    parser.add_argument(
-        "--out", type=Path, default=CASES, help="the JSON-lines file (default: cases.jsonl beside the module)"
-    )
-    parser.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
-    args = parser.parse_args(argv)
-    if not 1 <= args.count <= 10_000:
-        parser.error("--count is 1..10000")
-    cases = generate_many(args.count, args.seed)
-    if args.check:
-        expected = "".join(case.model_dump_json() + "\n" for case in cases)
-        same = args.out.is_file() and args.out.read_text(encoding="utf-8") == expected
-        print(f"{args.out}: {'matches' if same else 'differs from'} the generator's {args.count} cases")
-        return 0 if same else 1
-    dump_cases(cases, args.out)
-    tags = Counter(tag for case in cases for tag in case.tags)
-    print(f"wrote {len(cases)} cases to {args.out}; tags: {dict(sorted(tags.items()))}")
-    return 0

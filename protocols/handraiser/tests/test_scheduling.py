@@ -24,7 +24,7 @@ from protocols.handraiser.scheduling import (
     solve,
     verify,
 )
-from protocols.handraiser.scheduling.generate import main
+from protocols.handraiser.study.scheduling_cases import main
 
 
 def t(hours: int, minutes: int = 0) -> int:
