@@ -27,11 +27,12 @@ def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
 
 @hookimpl
 def register_commands(register: Callable[[object], object]) -> None:
-    from protocols.handraiser.study import cli, pictionary_data, train_listener
+    from protocols.handraiser.study import cli, pictionary_data, scheduling_cases, train_listener
 
     register(cli.COMMAND)
     register(train_listener.COMMAND)
     register(pictionary_data.COMMAND)
+    register(scheduling_cases.COMMAND)
 
 
 @hookimpl

@@ -25,7 +25,7 @@ symmetric and the direct way is never slower than a detour; the generator uses i
 project's own.
 
 ``CASES`` is the committed set, ``cases.jsonl`` beside this module (case i from seed ``seed + i``);
-``python -m protocols.handraiser.scheduling`` (``study/scheduling_cases.py``) (re)writes or checks it.
+``python -m experiments scheduling-cases`` (``study/scheduling_cases.py``) (re)writes or checks it.
 
 What it does not do: run agents or score debates (the HandRaiser protocol does), or print (the
 command is a study module, where the protocol's front ends live).

@@ -8,6 +8,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from experiments.cli import main as experiments_main
 from protocols.handraiser.scheduling import (
     CASES,
     Case,
@@ -24,7 +25,6 @@ from protocols.handraiser.scheduling import (
     solve,
     verify,
 )
-from protocols.handraiser.study.scheduling_cases import main
 
 
 def t(hours: int, minutes: int = 0) -> int:
@@ -196,13 +196,14 @@ def test_the_committed_cases_are_the_generators_and_all_solvable(tmp_path):
     cases = load_cases(CASES)
     assert len(cases) == 50 and len({case.id for case in cases}) == 50
     assert cases == generate_many(50, 0)
-    assert main(["--count", "50", "--seed", "0", "--check"]) == 0
+    assert experiments_main(["scheduling-cases", "--count", "50", "--seed", "0", "--check"]) == 0
     for case in cases:
         assert case.reference is not None and verify(case, case.reference).ok, case.id
         assert len(case.people) == 2
     out = tmp_path / "few.jsonl"
-    assert main(["--count", "3", "--seed", "0", "--out", str(out)]) == 0
+    assert experiments_main(["scheduling-cases", "--count", "3", "--seed", "0", "--out", str(out)]) == 0
     assert load_cases(out) == cases[:3]
+    assert experiments_main(["scheduling-cases", "--count", "50", "--seed", "0", "--out", str(out), "--check"]) == 1
 
 
 def test_bad_case_files_and_models_are_refused_with_a_clear_error(tmp_path):
