@@ -3,8 +3,9 @@
 What it does: ``stream_rules(variant)`` gives the ``RoleRules`` of a variant:
 two debaters and one observer (any number of debaters, and no observer, in
 the ``parallel`` baseline); only debaters speak and compose acts, only the
-observer analyses; the debate ends when the observer stops it or the rounds
-run out, with the debaters' consensus, their majority, or the observer's pick.
+observer analyses; the debate ends when the observer stops it, at a round
+cap (``rounds``) or at the safety net (``max_turns``), with the debaters'
+consensus, their majority, or the observer's pick.
 
 What it does not do: check the order of analyse, compose and execute, or what was said.
 """
@@ -32,6 +33,6 @@ def stream_rules(variant: str) -> RoleRules:
             ("action_composed", "agent", ("debater",), "compose acts"),
         ),
         emits=FRAME | {"analysis_made", "action_composed"},
-        reasons=frozenset({EndReason.OBSERVER_STOP, EndReason.ROUNDS}),
+        reasons=frozenset({EndReason.OBSERVER_STOP, EndReason.ROUNDS, EndReason.MAX_TURNS}),
         decisions={"consensus": None, "majority": None, "judge": "observer"},
     )

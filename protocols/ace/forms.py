@@ -6,13 +6,15 @@ with ``constrained`` on (this project's option) each also carries its JSON
 schema, which a backend with constrained decoding enforces:
 
 * ``answer`` (round 1, and the parallel baseline's first answer) and
-  ``revise`` (the parallel baseline's later rounds): ``{"answer",
+  ``revise`` (the parallel baseline's later rounds; both on Du et al.'s
+  prompts and read as prose in the baseline by default, ``du``): ``{"answer",
   "explanation": [items]}``; ``execute``: the same plus ``"comments"`` to the
   other debater. The answer is an option label (an enum in the schema) or a
   short free-form answer; the items are capped in number (``items``) and
   length (so that the JSON closes within the token cap). A reply that is not
   JSON is read by its ``Answer:`` line, its numbered or bulleted lines and a
-  ``Comment:`` line. Fallbacks: an answer naming no option keeps the
+  ``Comment:`` line. Execute's prompt is the paper's, followed by the action
+  (``execute_input=paper``), or the richer input (``rich``). Fallbacks: an answer naming no option keeps the
   debater's previous answer (noted); no usable reply at all keeps the
   previous reply (in round 1: no answer);
 * ``analyze`` (the observer): ``{"answers_agree", "explanations_similar",
@@ -51,6 +53,7 @@ from typing import Any
 
 from debate_core.kernel.answers import MAX_FREE_ANSWER, normalize_answer
 from debate_core.kernel.forms import FieldSpec, Form, FormInvalid
+from protocols.ace.du import du_form
 from protocols.ace.params import AceParams
 from protocols.ace.prompting import render
 from protocols.ace.replies import (
@@ -334,14 +337,21 @@ def _unconstrained(view: AceView) -> None:
     return None
 
 
-def ace_forms(params: AceParams) -> AceForms:
-    """Every form for ``params``; with ``constrained`` off (the default, the paper) no form sends its schema
-    (the prompts ask for JSON either way)."""
+def ace_forms(params: AceParams, variant: str = "ace") -> AceForms:
+    """Every form for ``params`` and ``variant``; with ``constrained`` off (the default, the paper) no form sends
+    its schema (the prompts ask for JSON either way). Execute renders the paper's prompt and the action
+    (``execute_input=paper``) or the richer input (``rich``); the parallel baseline asks on Du et al.'s prompts
+    (``par_prompts=du``, ``du``) or on ACE's own (``ace``)."""
     answer_cap = params.answer_tokens
+    execute = "execute" if params.execute_input == "paper" else "execute_rich"
+    answer = stance_form("answer", "a first answer with its explanation", "answer", answer_cap, comments=False)
+    revise = stance_form("revise", "an answer revised after the others'", "revise", answer_cap, comments=False)
+    if variant == "parallel" and params.par_prompts == "du":
+        answer, revise = du_form(answer), du_form(revise)
     forms = AceForms(
-        answer=stance_form("answer", "a first answer with its explanation", "answer", answer_cap, comments=False),
-        revise=stance_form("revise", "an answer revised after the others'", "revise", answer_cap, comments=False),
-        execute=stance_form("execute", "the composed action, carried out", "execute", answer_cap, comments=True),
+        answer=answer,
+        revise=revise,
+        execute=stance_form("execute", "the composed action, carried out", execute, answer_cap, comments=True),
         analyze=analyze_form(params.analyze_tokens),
         compose=compose_form(params.compose_tokens),
         compose_execute=compose_form(params.compose_tokens + answer_cap, with_answer=True),

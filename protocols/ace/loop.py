@@ -9,11 +9,15 @@ and yields its events, ending with ``table.finish``:
   pair and may stop the debate; ``AnalysisMade``), **Compose** (each debater
   picks one act about itself and one about its peer from the library and
   writes its action; ``ActionComposed``), **Execute** (each debater carries
-  out its action: answer, items, comments). The debate stops when the
-  observer says so (``observer_stop``) or after ``rounds`` rounds
-  (``rounds``). Ablations: ``no_analyze`` skips Analyze (no stop before the
-  cap; Compose sees only the debater's own reply, no auxiliary information;
-  Execute still shows the peer's reply); ``no_compose`` draws both acts at
+  out its action: answer, items, comments; by default from the paper's
+  Execute prompt and the action alone, ``execute_input=rich`` adds the
+  replies and comments). The debate stops when the observer says so
+  (``observer_stop``), as the paper; at ``max_rounds`` when a cap is set
+  (``rounds``); with none, at the safety net ``guard_rounds`` (``max_turns``,
+  a stall guard's reason). Ablations: ``no_analyze`` skips Analyze (nothing
+  stops it: it runs ``max_rounds`` or else ``rounds`` rounds; Compose sees
+  only the debater's own reply, no auxiliary information; a rich Execute
+  still shows the peer's reply); ``no_compose`` draws both acts at
   random from the library with the debate's seeded generator (recorded with
   source ``policy``); ``no_execute`` asks for the acts and the new answer in
   one step (``compose_execute``) and publishes that answer.
@@ -24,7 +28,8 @@ and yields its events, ending with ``table.finish``:
   kernel's majority of the debaters with its seeded tie rule.
 * ``parallel`` (Du et al.'s multi-agent debate, the baseline): the kernel's
   ``parallel_debate``, the one parallel debate that the baselines family
-  and SID's MAD run too, with ACE's prompt set and answer format: every
+  and SID's MAD run too, on Du et al.'s prompts with ACE's format
+  constraint (``par_prompts=du``; ``ace``: ACE's JSON prompt set): every
   debater answers (``answer``), then for ``rounds - 1`` rounds each sees
   the others' previous replies and revises (``revise``), all at once; the
   majority of the last round decides (ties: the seeded draw), ending
@@ -62,10 +67,10 @@ def _first_round(circle: Circle, form: Form[AceView, Stance]) -> Iterator[Event]
 
 def ace(circle: Circle) -> Iterator[Event]:
     """ACE and its ablations (see the module docstring)."""
-    table, params, variant = circle.table, circle.params, circle.variant
+    table, variant = circle.table, circle.variant
     yield from _first_round(circle, circle.forms.answer)
-    reason = EndReason.ROUNDS
-    for round_ in range(2, params.rounds + 1):
+    reason = circle.limit_reason  # the cap's (``rounds``) or the safety net's (``max_turns``), unless stopped
+    for round_ in range(2, circle.limit + 1):
         circle.round = round_
         analysis: Analysis | None = None
         if variant != "no_analyze":
@@ -197,8 +202,9 @@ def _finish(circle: Circle, reason: EndReason) -> Iterator[Event]:
 
 
 def parallel(circle: Circle) -> Iterator[Event]:
-    """Du et al.'s multi-agent debate on the kernel's ``parallel_debate`` with ACE's prompt set: ``answer``, then
-    ``revise`` after seeing the others' last replies, ``rounds`` times in all; the majority of the last round."""
+    """Du et al.'s multi-agent debate on the kernel's ``parallel_debate``, with the forms ``par_prompts`` chose:
+    ``answer``, then ``revise`` after seeing the others' last replies, ``rounds`` times in all; the majority of the
+    last round."""
     forms = circle.forms
 
     def ask(round_: int, who: Sequence[str]) -> Replies[Stance]:

@@ -4,11 +4,30 @@ What it does: ``AceParams`` holds every setting of the Analyze-Compose-Execute
 debate and of its parallel baseline, each overridable from a configuration's
 ``params`` (``--param KEY=VALUE``):
 
-* ``rounds`` (4): answering rounds at most. Round 1 is every debater's first
-  answer; each later round is one Analyze, Compose, Execute cycle (so at most
-  ``rounds - 1`` cycles). The paper runs its baselines for 4 rounds; it is
-  silent on a cap for ACE, so the same 4 caps it here. The parallel baseline
-  answers ``rounds`` times (a first answer and ``rounds - 1`` revisions);
+* ``rounds`` (4): the answering rounds of a debate that nothing else ends:
+  the parallel baseline answers ``rounds`` times (a first answer and
+  ``rounds - 1`` revisions; the paper's 4 for its baselines), and the
+  ``no_analyze`` ablation, which has no observer to end it, runs ``rounds``
+  rounds (round 1 and ``rounds - 1`` cycles);
+* ``max_rounds`` (None, the paper): a cap on ACE's rounds (round 1 and at
+  most ``max_rounds - 1`` Analyze-Compose-Execute cycles). The paper states
+  no cap: its observer alone ends the discussion. A debate that reaches a
+  cap set here ends ``rounds`` (``no_analyze`` runs ``max_rounds`` rounds
+  when it is set);
+* ``guard_rounds`` (10): a safety net, not a method setting: with no
+  ``max_rounds``, a debate whose observer never says stop ends after this
+  many rounds with the end reason ``max_turns`` (a stall guard's, which the
+  comparison report lists as cut short and ACE's report counts apart);
+* ``execute_input`` (``paper``): what the Execute step is given. ``paper``:
+  the paper's Execute prompt as printed followed by the composed action
+  (with the question and the format-constraining prompt before them);
+  ``rich`` (this project's option): the question, the debater's last
+  reply, the other debaters' replies and their comments as well;
+* ``par_prompts`` (``du``): the parallel baseline's prompts. ``du``: Du et
+  al.'s original prompts (their conversation, their wording) with ACE's
+  format-constraining prompt in place of their ``(X)`` form, as the paper
+  ran its baselines; ``ace`` (this project's option): ACE's own JSON answer
+  with an itemised explanation, as ACE and its ablations answer;
 * ``acts``: a TOML file holding the act library (default: the package's
   ``acts.toml``). A researcher adds an act by copying that file and adding a
   ``[[act]]`` entry (name, orientation ``self`` or ``peer``, description,
@@ -50,7 +69,11 @@ from debate_core.protocols.base import ProtocolParams
 class AceParams(ProtocolParams):
     """Every knob of ACE and its parallel baseline (see the module docstring)."""
 
-    rounds: int = Field(4, ge=1, le=20, description="answering rounds at most (round 1: the first answers)")
+    rounds: int = Field(4, ge=1, le=20, description="answering rounds of parallel and no_analyze (round 1 included)")
+    max_rounds: int | None = Field(None, ge=1, le=100, description="a cap on ACE's rounds (None: the observer ends)")
+    guard_rounds: int = Field(10, ge=2, le=100, description="safety net without max_rounds: ends max_turns")
+    execute_input: Literal["paper", "rich"] = Field("paper", description="Execute: prompt + action, or + replies")
+    par_prompts: Literal["du", "ace"] = Field("du", description="parallel: Du et al.'s prompts, or ACE's JSON")
     acts: str | None = Field(None, max_length=500, description="a TOML act library (default: the package's)")
     final: Literal["observer", "majority"] = Field("observer", description="who settles a disagreement at the end")
     items: int = Field(4, ge=1, le=12, description="explanation items per answer at most")

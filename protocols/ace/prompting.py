@@ -8,7 +8,11 @@ the observer's analysis is shown to a debater from its own side (its items
 first). The answer format names the option labels, or asks for the exact
 short answer of a free-form task (BIG-Bench's generation tasks: a number, a
 word list, a closing bracket sequence), which is the task-type
-format-constraining prompt the paper mentions.
+format-constraining prompt the paper mentions. The Execute step's default
+template (``execute``) is the paper's printed Execute prompt followed by the
+composed action (its acts and its words); ``execute_rich`` is the richer
+input of ``execute_input=rich``. A debater is told the round it is in, and
+of how many only where a cap is set (``round_of``).
 
 What it does not do: choose who is asked or what a view holds (``loop``),
 or parse replies (``forms``).
@@ -82,7 +86,8 @@ def fields(view: AceView) -> dict[str, str]:
         "format_hint": MULTIPLE_CHOICE_HINT if view.question.labels else FREE_FORM_HINT,
         "items": str(view.items),
         "round": str(view.round),
-        "max_rounds": str(view.max_rounds),
+        "max_rounds": str(view.max_rounds) if view.max_rounds is not None else "",
+        "round_of": f"{view.round} of {view.max_rounds}" if view.max_rounds is not None else str(view.round),
         "answer_format": answer_format(view),
         "own": _indented(view.own) if view.own is not None else "  (none)",
         "peers": peers,
@@ -97,6 +102,7 @@ def fields(view: AceView) -> dict[str, str]:
         "peer_names": " or ".join(f'"{n}"' for n in library.names("peer")),
         "action_acts": " + ".join(view.acts),
         "action": view.action or "(none)",
+        "composed": f"{' + '.join(view.acts)}: {view.action}" if view.acts else view.action or "(none)",
         "pick_names": ", ".join(pick) or "(none)",
         "pick_format": " or ".join(f'"{a}"' for a in pick) or '"<an answer>"',
     }

@@ -73,7 +73,7 @@ class AceProtocol(Protocol):
         return (CROWD,) if self.variant == "parallel" else (DEBATER, OBSERVER)
 
     def forms(self) -> Mapping[str, Form[Any, Any]]:
-        return ace_forms(self.settings).by_kind()
+        return ace_forms(self.settings, self.variant).by_kind()
 
     def unit_name(self, table: Table) -> str:
         return "line"
@@ -91,7 +91,7 @@ class AceProtocol(Protocol):
         return stream_rules(variant)
 
     def run(self, table: Table) -> Iterator[Event]:
-        circle = Circle(table, self.settings, self.variant, ace_forms(self.settings), self.library)
+        circle = Circle(table, self.settings, self.variant, ace_forms(self.settings, self.variant), self.library)
         yield from parallel(circle) if self.variant == "parallel" else ace(circle)
 
     def conclude(self, table: Table, reason: EndReason) -> FinalDecision:

@@ -102,7 +102,7 @@ def _clip(items: list[str], view: AceView, chars: int, notes: list[str]) -> tupl
     return tuple(kept)
 
 
-def _answer_of(said: object, view: AceView, notes: list[str]) -> str | None:
+def answer_of(said: object, view: AceView, notes: list[str]) -> str | None:
     previous = view.own.answer if view.own is not None else None
     answer = normalize_answer(said if isinstance(said, str) else None, view.question)
     if answer is None:
@@ -153,7 +153,7 @@ def read_stance(raw: str, view: AceView, chars: int, *, comments: bool) -> tuple
     explanation = _clip(items, view, chars, notes)
     if said is None and not explanation:
         raise FormInvalid("no answer and no explanation in the output")
-    answer = _answer_of(said, view, notes)
+    answer = answer_of(said, view, notes)
     comment = " ".join(str(comment).split())[:chars] if comments else ""
     return Stance(view.agent, answer, explanation, comment), "; ".join(notes) or None
 

@@ -8,7 +8,9 @@ similar, which items match and which differ, by 1-based item numbers);
 debater's own last reply and the other debaters' (or, for the observer, every
 debater's), the analysis about this debater's pair (empty when there is
 none: the ``no_analyze`` ablation, or round 1), the act library, the action
-it composed (for Execute), and the limits the prompt and the schema state.
+it composed (for Execute), every earlier round's replies (for the parallel
+baseline's conversation on Du et al.'s prompts), and the limits the prompt
+and the schema state (the round cap None when only the observer ends it).
 The prompts and a person's form read the same object.
 
 What it does not do: hold anything private to another seat: a debater sees
@@ -101,7 +103,7 @@ class AceView:
     persona: str = ""
     brief: str = ""
     round: int = 1
-    max_rounds: int = 4
+    max_rounds: int | None = 4  # the rounds a debater is told of; None: no cap (the observer ends the debate)
     items: int = 4
     item_chars: int = 240
     token_cap: int = 1024
@@ -112,6 +114,7 @@ class AceView:
     acts: tuple[str, ...] = ()
     action: str = ""
     comments: tuple[tuple[str, str], ...] = ()
+    history: tuple[tuple[Stance, ...], ...] = ()  # every earlier round's replies, seat order (Du et al.'s talk)
 
     @property
     def peer_names(self) -> tuple[str, ...]:

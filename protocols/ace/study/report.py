@@ -17,9 +17,11 @@ systems)`` writes the report's markdown:
   error; ``experiments.statistics``, shared with every report), and the mean
   over tasks is taken per run first;
 * acts chosen per round (how often each act of the library was picked);
-* rounds until the end (mean, the share the observer stopped, and the
-  distribution), and how the final answer was decided (agreed, the
-  observer's pick, the majority);
+* rounds until the end (mean, and the distribution), how each debate ended
+  (the observer's stop, as the paper; a round cap: ``max_rounds``, or the
+  ``rounds`` of ``no_analyze`` and the baseline; the safety net
+  ``guard_rounds``, end reason ``max_turns``), and how the final answer
+  was decided (agreed, the observer's pick, the majority);
 * tokens per debate (prompt, generated, total; mean per system).
 
 What it does not do: run debates (``compare``) or write files (``compare_report``).
@@ -42,6 +44,11 @@ from storage import Store
 from storage.experiments import RunRecord
 
 PREFIX = "ace/"
+_ENDINGS = (
+    "The paper's debates end when the observer says so; *at the round cap*: a cap set with `max_rounds` (and"
+    " the `rounds` that `no_analyze`, which has no observer, and the parallel baseline run); *at the safety net*:"
+    " no cap was set and the observer never stopped, so `guard_rounds` ended the debate (`max_turns`)."
+)
 ROWS = (
     ("ace/no_analyze", "w/o Analyze (compose with no auxiliary information)"),
     ("ace/no_compose", "w/o Compose (acts drawn at random)"),
@@ -57,12 +64,16 @@ class AceDebate:
     task: str
     correct: bool
     rounds: int
-    observer_stop: bool
+    reason: str  # the end reason: observer_stop, rounds (a cap), max_turns (the safety net), ...
     rule: str
     acts: tuple[tuple[int, tuple[str, ...]], ...] = field(default=())
     prompt_tokens: int = 0
     generated_tokens: int = 0
     repeat: int = 0  # the run, in a study run several times
+
+    @property
+    def observer_stop(self) -> bool:
+        return self.reason == EndReason.OBSERVER_STOP.value
 
     @property
     def total_tokens(self) -> int:
@@ -90,7 +101,7 @@ def ace_debates(store: Store, runs: Sequence[RunRecord], systems: Sequence[str])
                 task=task_of(run),
                 correct=bool(end.correct),
                 rounds=rounds,
-                observer_stop=end.reason == EndReason.OBSERVER_STOP,
+                reason=str(end.reason.value),
                 rule=end.rule,
                 acts=acts,
                 prompt_tokens=end.stats.prompt_tokens,
@@ -192,21 +203,22 @@ def _rounds(debates: Sequence[AceDebate], present: list[str]) -> list[str]:
         "",
         "## ACE: rounds until the end, and how the answer was decided",
         "",
-        "| system | debates | mean rounds | stopped by the observer | rounds: debates | agreed | observer's pick "
-        "| majority |",
-        "|---|---|---|---|---|---|---|---|",
+        "| system | debates | mean rounds | stopped by the observer | at the round cap | at the safety net "
+        "| rounds: debates | agreed | observer's pick | majority |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for system in present:
         mine = [d for d in debates if d.system == system]
         spread = Counter(d.rounds for d in mine)
         rules = Counter(d.rule for d in mine)
         shown = ", ".join(f"{r}: {spread[r]}" for r in sorted(spread))
-        stopped = sum(d.observer_stop for d in mine)
+        ends = Counter(d.reason for d in mine)
         lines.append(
-            f"| {system} | {len(mine)} | {mean([d.rounds for d in mine]):.2f} | {stopped} | {shown} "
+            f"| {system} | {len(mine)} | {mean([d.rounds for d in mine]):.2f} | {ends[EndReason.OBSERVER_STOP.value]} "
+            f"| {ends[EndReason.ROUNDS.value]} | {ends[EndReason.MAX_TURNS.value]} | {shown} "
             f"| {rules['consensus']} | {rules['judge']} | {rules['majority']} |"
         )
-    return lines
+    return [*lines, "", _ENDINGS]
 
 
 def _tokens(debates: Sequence[AceDebate], present: list[str]) -> list[str]:

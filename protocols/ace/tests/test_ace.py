@@ -123,19 +123,36 @@ def test_the_analysis_reaches_each_debater_from_its_own_side_with_the_others_rep
     assert "Differing items: your 2 / their 2" in ben
     assert "- adapt:" in ann and "- withhold:" in ann  # the library, with descriptions
     execute = script.prompts("execute")[1]
-    assert "action to execute: adapt + withhold" in execute
+    assert "Here is the action:adapt + withhold: I will adapt my answer" in execute  # the composed action
 
 
-def test_without_a_stop_the_debate_ends_at_the_round_cap():
-    cfg = config(rounds=3)
-    events = run(cfg, Recording(cfg, analyze=NEVER_STOP, execute=STUBBORN, answer=STUBBORN))
+def test_a_cap_ends_the_debate_at_max_rounds_with_the_reason_rounds():
+    cfg = config(max_rounds=3)
+    script = Recording(cfg, analyze=NEVER_STOP, execute=STUBBORN, answer=STUBBORN)
+    events = run(cfg, script)
     assert [p for p in phases(events) if p[0] == "execute"] == [("execute", 2), ("execute", 3)]
     assert events[-1].reason == EndReason.ROUNDS
+    assert "Round 2 of 3." in script.prompts("compose")[0]  # the debaters are told of the cap
+
+
+def test_without_a_cap_only_the_observer_ends_the_debate_and_the_safety_net_ends_it_max_turns():
+    """The paper states no cap: by default the debate goes on until the observer stops it; a debate whose
+    observer never does ends at ``guard_rounds``, with a reason of its own (a stall guard's, ``max_turns``)."""
+    assert AceParams().max_rounds is None and AceParams().guard_rounds == 10
+    cfg = config(guard_rounds=5)
+    script = Recording(cfg, analyze=NEVER_STOP, execute=STUBBORN, answer=STUBBORN)
+    events = run(cfg, script)
+    assert [p for p in phases(events) if p[0] == "execute"] == [("execute", r) for r in range(2, 6)]
+    assert events[-1].reason == EndReason.MAX_TURNS and events[-1].rule == "judge"
+    assert "Round 2. Your last reply" in script.prompts("compose")[0]  # no "of N": no cap
+    assert "(round 2 comes next" in script.prompts("analyze")[0]  # the observer is told of no cap either
+    stopped = run(config(guard_rounds=5))  # the demo's observer stops in round 3, long before the net
+    assert stopped[-1].reason == EndReason.OBSERVER_STOP
 
 
 # -- the final answer -------------------------------------------------------------------------------------
 def test_disagreement_at_the_cap_goes_to_the_observers_pick():
-    cfg = config(rounds=2)
+    cfg = config(max_rounds=2)
     events = run(cfg, Recording(cfg, analyze=NEVER_STOP, execute=STUBBORN, answer=STUBBORN, pick='{"answer": "C"}'))
     end = events[-1]
     assert (end.final_answer, end.rule, end.decided_by, end.reason) == ("C", "judge", "Olive", EndReason.ROUNDS)
@@ -144,7 +161,7 @@ def test_disagreement_at_the_cap_goes_to_the_observers_pick():
 
 
 def test_an_unusable_pick_falls_back_to_the_seeded_majority_and_says_so():
-    cfg = config(rounds=2)
+    cfg = config(max_rounds=2)
     events = run(cfg, Recording(cfg, analyze=NEVER_STOP, execute=STUBBORN, answer=STUBBORN, pick='{"answer": "D"}'))
     pick = of_type(events, AnalysisMade)[-1]
     assert not pick.valid and "none of the debaters' answers" in pick.error and "majority decides" in pick.reason
@@ -155,7 +172,7 @@ def test_an_unusable_pick_falls_back_to_the_seeded_majority_and_says_so():
 
 
 def test_final_majority_skips_the_pick():
-    cfg = config(rounds=2, final="majority")
+    cfg = config(max_rounds=2, final="majority")
     script = Recording(cfg, analyze=NEVER_STOP, execute=STUBBORN, answer=STUBBORN)
     events = run(cfg, script)
     assert "pick" not in script.kinds() and events[-1].rule == "majority"
@@ -169,12 +186,16 @@ def test_without_analyze_compose_sees_no_auxiliary_information_and_runs_to_the_c
     assert "analyze" not in script.kinds()
     assert all("observer's analysis" not in p and "last reply:" in p for p in script.prompts("compose"))
     assert all("Ben's last reply" not in p for p in script.prompts("compose")[::2])  # not even the peer's reply
-    assert any("Ben's last reply" in p for p in script.prompts("execute"))  # executing still shows the peer
+    assert not any("Ben's last reply" in p for p in script.prompts("execute"))  # the paper's Execute: the action
     assert events[-1].reason == EndReason.ROUNDS and events[-1].rule == "judge"  # they disagree: the pick
+    assert [p for p in phases(events) if p[0] == "execute"][-1] == ("execute", 4)  # no observer: `rounds` rounds
+    rich = Recording(config("no_analyze", execute_input="rich"))
+    run(config("no_analyze", execute_input="rich"), rich)
+    assert any("Ben's last reply" in p for p in rich.prompts("execute"))  # the richer Execute shows the peer
 
 
 def test_without_compose_the_acts_are_drawn_at_random_with_the_debates_seed():
-    cfg = config("no_compose", rounds=4)
+    cfg = config("no_compose", max_rounds=4)
     script = Recording(cfg, analyze=NEVER_STOP)
     events = run(cfg, script)
     assert "compose" not in script.kinds() and "compose_execute" not in script.kinds()
@@ -204,7 +225,7 @@ def test_the_parallel_baseline_revises_after_seeing_the_others_and_takes_the_maj
     script = Recording(cfg)
     events = run(cfg, script)
     assert script.kinds() == ["answer"] * 3 + ["revise"] * 6
-    assert "Ben's last reply" in script.prompts("revise")[0] and "Cal's last reply" in script.prompts("revise")[0]
+    assert script.prompts("revise")[0].count("One agent solution: ```") == 2  # Ben's and Cal's (Du et al.)
     assert not of_type(events, AnalysisMade) and not of_type(events, ActionComposed)
     end = events[-1]
     assert (end.reason, end.rule, end.final_answer) == (EndReason.ROUNDS, "majority", "B")
@@ -296,7 +317,7 @@ def test_a_reply_that_is_not_json_is_read_by_its_answer_line_and_items():
 
 
 def test_a_broken_analysis_never_ends_the_debate():
-    cfg = config(rounds=3)
+    cfg = config(max_rounds=3)
     events = run(cfg, Recording(cfg, analyze="I think they should stop.", execute=STUBBORN, answer=STUBBORN))
     analyses = of_type(events, AnalysisMade)[:2]
     assert all(not a.valid and not a.stop for a in analyses)
@@ -305,7 +326,7 @@ def test_a_broken_analysis_never_ends_the_debate():
 
 
 def test_broken_json_without_a_schema_is_recorded_on_its_event_and_the_debate_goes_on_with_its_fallbacks():
-    cfg = config(rounds=2)  # the default: no schema sent, as the paper
+    cfg = config(max_rounds=2)  # the default: no schema sent, as the paper
 
     def answer(request) -> str:
         if "You are Ann" in request.messages[0].content:
@@ -341,7 +362,7 @@ def test_broken_json_without_a_schema_is_recorded_on_its_event_and_the_debate_go
 
 
 def test_a_reply_in_prose_is_noted_as_not_json_on_its_event():
-    cfg = config(rounds=2)
+    cfg = config(max_rounds=2)
     events = run(cfg, Recording(cfg, analyze=NEVER_STOP, compose="I will revise my answer and comment on item 2."))
     composed = of_type(events, ActionComposed)
     assert all(c.valid and c.acts == ("revise", "comment") and c.note.startswith("not JSON") for c in composed)
@@ -349,7 +370,7 @@ def test_a_reply_in_prose_is_noted_as_not_json_on_its_event():
 
 
 def test_item_pairs_naming_missing_items_are_dropped_and_noted():
-    cfg = config(rounds=2)
+    cfg = config(max_rounds=2)
     bad = json.dumps(
         {"answers_agree": False, "explanations_similar": True, "similar": [[1, 1], [9, 1]], "dissimilar": [[2, 2]],
          "stop": False, "reason": "r"}
@@ -430,7 +451,7 @@ def test_a_person_as_a_debater_answers_chooses_acts_and_executes():
         "execute": {"answer": "B", "explanation": "1. Nitrogen is 78% of air.", "comments": "Check the numbers."},
     }
     person = _person(channel, replies, seen)
-    events = run(config(agents=agents, rounds=2), seats={"Ann": HumanSeat("Ann", channel, timeout_s=HANG_GUARD_S)})
+    events = run(config(agents=agents, max_rounds=2), seats={"Ann": HumanSeat("Ann", channel, timeout_s=HANG_GUARD_S)})
     channel.close()
     person.join(5)
     assert [r.kind for r in seen] == ["answer", "compose", "execute"]
@@ -442,7 +463,7 @@ def test_a_person_as_a_debater_answers_chooses_acts_and_executes():
 
 def test_free_form_questions_keep_the_answer_text():
     question = Question(text="How many legs do three spiders have in total?", answer="24")
-    cfg = config(question=question, rounds=2)
+    cfg = config(question=question, max_rounds=2)
     events = run(cfg, Recording(cfg, answer='{"answer": "24.", "explanation": ["8 legs each."]}', analyze=NEVER_STOP))
     assert of_type(events, AnswersUpdated)[0].answer_of("Ann") == "24"
     assert isinstance(events[-1], DebateEnded)
@@ -487,7 +508,7 @@ def test_the_demo_goes_on_when_no_first_round_answer_parsed(tmp_path, variant, f
     script and the debate ends, recorded whole, in every variant."""
     from storage import Store
 
-    cfg = config(variant, rounds=2)
+    cfg = config(variant, rounds=2, max_rounds=2)
     store = Store(tmp_path / "ace.sqlite3")
     try:
         events = list(store.record(Debate(cfg, ScriptedBackend(Recording(cfg, answer=first))).events()))

@@ -43,7 +43,10 @@ def test_each_system_runs_on_the_same_questions_and_folds_into_ace_debates(study
     assert all(len(found) == 4 for found in by_system.values())
     # the demo: full ACE agrees in round 2 and the observer stops it in round 3; without Analyze nothing stops it
     assert {(d.rounds, d.observer_stop, d.rule) for d in by_system["ace/ace"]} == {(3, True, "consensus")}
-    assert {(d.rounds, d.observer_stop) for d in by_system["ace/no_analyze"]} == {(4, False)}
+    assert {(d.rounds, d.reason) for d in by_system["ace/no_analyze"]} == {(4, "rounds")}  # its `rounds`
+    # the paper's Execute sees only the action: random acts name no answer, so the demo never agrees and the
+    # safety net ends the debate (no cap is set: the paper's)
+    assert {(d.rounds, d.reason) for d in by_system["ace/no_compose"]} == {(10, "max_turns")}
     assert {d.rule for d in by_system["ace/no_analyze"]} == {"judge"}  # still disagreeing: the observer's pick
     assert {d.rule for d in by_system["ace/parallel"]} == {"majority"} and not any(
         d.acts for d in by_system["ace/parallel"]
@@ -73,8 +76,10 @@ def test_the_report_has_accuracy_per_task_the_ablation_table_acts_rounds_and_tok
     acts = report.split("## ACE: acts chosen per round")[1].split("##")[0]
     assert "| ace/ace | 2 | 4 | 4 | 4 | 0 | 4 |" in acts  # adapt, comment, retain, revise, withhold (sorted)
     rounds = report.split("## ACE: rounds until the end")[1].split("##")[0]
-    assert "| ace/ace | 4 | 3.00 | 4 | 3: 4 | 4 | 0 | 0 |" in rounds
-    assert "| ace/no_analyze | 4 | 4.00 | 0 | 4: 4 | 0 | 4 | 0 |" in rounds
+    assert "| ace/ace | 4 | 3.00 | 4 | 0 | 0 | 3: 4 | 4 | 0 | 0 |" in rounds
+    assert "| ace/no_analyze | 4 | 4.00 | 0 | 4 | 0 | 4: 4 | 0 | 4 | 0 |" in rounds
+    assert "| ace/no_compose | 4 | 10.00 | 0 | 0 | 4 | 10: 4 | 0 | 4 | 0 |" in rounds  # the safety net, counted
+    assert "*at the safety net*" in rounds
     assert "## ACE: tokens per debate" in report
 
 

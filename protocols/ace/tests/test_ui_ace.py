@@ -11,7 +11,7 @@ import gradio as gr
 import pytest
 
 from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
-from protocols.ace.demo import AceDemo
+from protocols.ace.demo import SHARED, AceDemo
 from protocols.ace.events import AnalysisMade
 from tests.conftest import QUESTION
 from ui import render, seat_form
@@ -114,8 +114,12 @@ def test_each_rounds_acts_are_one_line_with_every_debaters_acts_and_action():
     view = view_of()
     (acts,) = lines_of(view, "acts")
     assert text(acts) == (
-        "acts chosen, round 2 Ann retain + comment — I will retain my answer."
-        " Ben adapt + withhold — I will adapt my answer."
+        "acts chosen, round 2 Ann retain + comment — I will retain my answer and comment on theirs. My answer: B."
+        f" My reasons: (1) {SHARED} (2) Each option is checked against that statement. (3) Only one option survives"
+        " the check. My comment: Your second item skips the check against the statement."
+        " Ben adapt + withhold — I will adapt my answer and withhold on theirs. My answer: B."
+        f" My reasons: (1) {SHARED} (2) Each option is checked against that statement. (3) Only one option survives"
+        " the check."
     )
     assert "drawn at random" not in acts
     assert set(view.acts) == {"Ann", "Ben"}  # the latest acts per agent are still folded
@@ -126,7 +130,7 @@ def test_each_rounds_acts_are_one_line_with_every_debaters_acts_and_action():
 
 
 def test_acts_drawn_at_random_say_so():
-    view = view_of("no_compose", params={"rounds": 2})
+    view = view_of("no_compose", params={"max_rounds": 2})
     (acts,) = lines_of(view, "acts")
     assert acts.count('<span class="badge random">drawn at random</span>') == 2
 
@@ -174,7 +178,7 @@ def test_an_unusable_analysis_and_an_unusable_pick_show_their_errors():
         answer = "A" if "You are Ann" in request.messages[0].content else "C"
         return json.dumps({"answer": answer, "explanation": ["x"]})
 
-    view = view_of(params={"rounds": 2}, analyze="I think they should stop.", execute=stubborn, pick="no idea")
+    view = view_of(params={"max_rounds": 2}, analyze="I think they should stop.", execute=stubborn, pick="no idea")
     analysis, pick = lines_of(view, "analysis")
     assert '<div class="invalid">invalid reply: ' in analysis and "go on" in analysis
     assert "explanations not similar overall" in analysis and "no items linked" in analysis
@@ -182,7 +186,7 @@ def test_an_unusable_analysis_and_an_unusable_pick_show_their_errors():
 
 
 def test_a_debaters_unusable_reply_is_kept_and_says_why():
-    view = view_of(params={"rounds": 2}, execute="")
+    view = view_of(params={"max_rounds": 2}, execute="")
     executed = [line for line in lines_of(view, "speech") if '<span class="badge kind">execute</span>' in line]
     assert len(executed) == 2
     assert all(
@@ -201,7 +205,7 @@ def test_everything_a_model_writes_in_an_ace_debate_is_escaped():
     )  # fmt: skip
     compose = json.dumps({"self_act": "retain", "peer_act": "comment", "action": HOSTILE})
     view = view_of(
-        params={"rounds": 2}, answer=hostile_stance, execute=hostile_stance, analyze=analysis, compose=compose
+        params={"max_rounds": 2}, answer=hostile_stance, execute=hostile_stance, analyze=analysis, compose=compose
     )
     page = render.transcript_html(view) + render.rounds_html(view) + render.result_html(view)
     assert "<script>" not in page and "<img" not in page
