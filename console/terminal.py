@@ -151,6 +151,7 @@ class TerminalRenderer(EventFold):
         self.show_discarded = show_discarded
         self.colours: dict[str, str] = {}
         self.budget = 0
+        self.held_answer: str | None = None  # the correct answer, held back while a person is seated
 
     def colour(self, agent: str | None) -> str:
         return self.colours.get(agent or "", "white")
@@ -191,8 +192,12 @@ class TerminalRenderer(EventFold):
         self.budget = config.token_budget if uses_budget(config.protocol) else 0
         self.colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(config.agent_names)}
         body = Text(config.question.render())
-        if config.question.answer:
+        # the correct answer would give itself away to a person at the table: shown when the debate ends
+        self.held_answer = config.question.answer if any(a.seat.value == "human" for a in config.agents) else None
+        if config.question.answer and self.held_answer is None:
             body.append(f"\n(correct answer: {config.question.answer})", style="dim")
+        elif self.held_answer:
+            body.append("\n(correct answer: shown when the debate ends)", style="dim")
         budget = f" · budget {config.token_budget} tokens" if self.budget else ""
         named = renderings().titles.get(config.protocol)
         name = named(event) if named is not None else config.label
@@ -366,6 +371,8 @@ class TerminalRenderer(EventFold):
             body.append("  ✓ correct" if event.correct else "  ✗ incorrect", style="green" if event.correct else "red")
         votes = ", ".join(f"{v.answer}: {v.count}" for v in event.votes) or "none"
         body.append(f"\nVotes: {votes}")
+        if self.held_answer:
+            body.append(f"\nCorrect answer: {self.held_answer}")
         if event.tie:
             body.append(f" (tie among {', '.join(event.tie)}, broken by the seeded RNG)")
         budget = f"/{self.budget}" if self.budget else ""

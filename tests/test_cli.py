@@ -123,6 +123,10 @@ def test_human_at_the_terminal_takes_part_and_is_heard(tmp_path):
     jenny_plans = [p for e in later for p in e.plans if p.agent == "Jenny"]
     assert jenny_plans and all(not p.valid and p.plan.action.value == "listen" for p in jenny_plans)
     assert events[-1].type == "debate_ended" and events[-1].reason.value == "budget"
+    # the correct answer is not shown to the person at the table until the debate has ended
+    header, _, ending = result.stdout.partition("Final answer:")
+    assert "correct answer: B" not in header and "correct answer: shown when the debate ends" in header
+    assert "Correct answer: B" in ending
 
 
 def test_transformers_backend_runs_on_the_embedded_model_and_says_so(tmp_path):

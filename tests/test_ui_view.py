@@ -6,6 +6,7 @@ import json
 import time
 
 from debate_core import Debate, ScriptedBackend
+from debate_core.config import SeatKind
 from debate_core.events import Interrupted, PlansMade, SilentTurn, UnitDisclosed
 from protocols.kimura.demo import demo_backend, demo_config
 from ui import charts, render
@@ -31,6 +32,22 @@ def test_the_view_folds_every_mechanism_of_a_debate():
     assert len(cut) == len(interrupted) and all(u.discarded for u in cut)
     assert len(view.trajectory) == 1 + sum(isinstance(e, PlansMade) for e in events)
     assert view.ended is not None and view.public_tokens == events[-1].public_tokens
+
+
+def test_the_correct_answer_is_hidden_from_a_seated_person_until_the_debate_ends():
+    """A person at the table (and a classroom watching their screen) must not be shown the answer mid-debate."""
+    seated = demo_events()  # models only: the answer is shown from the start
+    assert "Correct answer: B" in render.question_html(DebateView.from_events(seated[:3]))
+    config = demo_config(seed=1)
+    agents = tuple(a.model_copy(update={"seat": SeatKind.HUMAN}) if a.name == "Jenny" else a for a in config.agents)
+    started = seated[0].model_copy(update={"config": config.model_copy(update={"agents": agents})})
+    running = DebateView.from_events([started])
+    assert running.shown_answer is None and running.correct_answer == "B"
+    page = render.question_html(running) + render.rounds_html(running)
+    assert "Correct answer: B" not in page and "hidden while a person is seated" in page
+    assert not any("correct" in (trace.name or "") for trace in charts.trajectory_figure(running).data)
+    ended = DebateView.from_events([started, seated[-1]])
+    assert ended.shown_answer == "B" and "Correct answer: B" in render.question_html(ended)
 
 
 def test_replaying_a_prefix_shows_that_moment():

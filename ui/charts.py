@@ -7,7 +7,7 @@ What it does: three small figure builders, each a pure function of the view:
 * ``floor_history_figure``: every plan of the debate as a dot (turn × agent),
   size = urgency, filled when the agent asked for the floor;
 * ``trajectory_figure``: each agent's answer against public tokens used, the
-  correct answer marked when it is known.
+  correct answer marked when it is known (``DebateView.shown_answer``: not while a person is seated).
 
 Names and answers appear as plot data, which plotly renders as text.
 
@@ -82,14 +82,14 @@ def trajectory_figure(view: DebateView) -> go.Figure:
                 name=agent,
             )
         )
-    if view.correct_answer:
+    if view.shown_answer:
         figure.add_trace(
             go.Scatter(
                 x=[0, max(view.budget, view.public_tokens, 1)],
-                y=[view.correct_answer] * 2,
+                y=[view.shown_answer] * 2,
                 mode="lines",
                 line={"dash": "dash", "color": "#16a34a", "width": 2},
-                name=f"correct ({view.correct_answer})",
+                name=f"correct ({view.shown_answer})",
                 hoverinfo="skip",
             )
         )

@@ -47,7 +47,12 @@ def question_html(view: DebateView) -> str:
         return '<div class="question muted">No debate yet: set one up and press Start.</div>'
     pairs = zip(view.labels, view.options, strict=True)
     options = "".join(f"<li><b>{escape(label)}</b> {escape(option)}</li>" for label, option in pairs)
-    correct = f'<div class="muted">Correct answer: {escape(view.correct_answer)}</div>' if view.correct_answer else ""
+    if view.shown_answer:
+        correct = f'<div class="muted">Correct answer: {escape(view.shown_answer)}</div>'
+    elif view.correct_answer:
+        correct = '<div class="muted">Correct answer: hidden while a person is seated, shown when the debate ends</div>'
+    else:
+        correct = ""
     return (
         f'<div class="question"><div class="qtext">{escape(view.question)}</div>'
         f'<ul class="options">{options}</ul>{correct}'

@@ -23,8 +23,8 @@ def rounds_html(view: DebateView) -> str:
     """The answers after each round (rows) of every agent who answers (columns), then the final decision.
 
     Empty for a debate that does not answer in rounds. An answer that changed since the round before is
-    marked, the correct one ticked when it is known; the decision row says by which rule it was reached
-    (consensus, an agent's pick as judge, majority).
+    marked, the correct one ticked when it is known and may be shown (``DebateView.shown_answer``); the
+    decision row says by which rule it was reached (consensus, an agent's pick as judge, majority).
     """
     if not view.rounds:
         return ""
@@ -37,7 +37,7 @@ def rounds_html(view: DebateView) -> str:
         for agent in columns:
             answer = answers.get(agent)
             changed = " changed" if before[agent] is not None and answer != before[agent] else ""
-            right = " right" if answer is not None and answer == view.correct_answer else ""
+            right = " right" if answer is not None and answer == view.shown_answer else ""
             tick = " ✓" if right else ""
             cells.append(f'<td class="answer{changed}{right}">{escape(answer or "-")}{tick}</td>')
             before[agent] = answer

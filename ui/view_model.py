@@ -195,6 +195,13 @@ class DebateView(EventFold):
     # protocol's web fold or a transcript line; this explicit default keeps the fold exhaustive (test_folds).
     PLUGIN_EVENTS = "default"
 
+    @property
+    def shown_answer(self) -> str | None:
+        """The correct answer as the page may show it: hidden while a person sits at the table and the
+        debate runs (it would give the answer away to them, and to a classroom watching them), shown once
+        the debate has ended, in a replay, and always when only models are seated."""
+        return None if self.humans and self.ended is None else self.correct_answer
+
     @classmethod
     def from_events(cls, events: list[Event]) -> DebateView:
         view = cls()
