@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from debate_core.plugins import hookimpl
 from debate_core.protocols.base import Protocol
+from protocols.handraiser.meeting.protocol import SchedulingProtocol
 from protocols.handraiser.pictionary.protocol import PictionaryProtocol
 from protocols.handraiser.protocol import HandRaiserProtocol
 
@@ -23,6 +24,7 @@ from protocols.handraiser.protocol import HandRaiserProtocol
 def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
     register(HandRaiserProtocol)
     register(PictionaryProtocol)
+    register(SchedulingProtocol)
 
 
 @hookimpl
@@ -37,9 +39,10 @@ def register_commands(register: Callable[[object], object]) -> None:
 
 @hookimpl
 def register_datasets(register: Callable[[object], object]) -> None:
-    from protocols.handraiser.study.pictionary_data import DATASET
+    from protocols.handraiser.study import pictionary_data, scheduling_data
 
-    register(DATASET)
+    register(pictionary_data.DATASET)
+    register(scheduling_data.DATASET)
 
 
 @hookimpl

@@ -1,10 +1,11 @@
 """HandRaiser's results in the shape of the paper's Table 6: success and cost per listener policy.
 
 What it does: ``policy_rows(store, runs)`` folds every finished HandRaiser
-debate and Text Pictionary game of a comparison study with
-``handraiser.cost`` and gives, per system (``handraiser/<policy>[:overrides]``
-and ``pictionary/<policy>[...]``: the task is the system's protocol, one
-task per column of the paper's table): the success rate with n and a 95%
+debate, Text Pictionary game and Meeting Scheduling game of a comparison
+study with ``handraiser.cost`` and gives, per system
+(``handraiser/<policy>[:overrides]``, ``pictionary/<policy>[...]`` and
+``scheduling/<policy>[...]``: the task is the system's protocol, one task
+per column of the paper's table): the success rate with n and a 95%
 Wilson interval, the paper's mean cost (and its standard deviation over
 debates), what the
 backend really generated and the prompt tokens it computed, seconds per
@@ -44,7 +45,7 @@ from storage import Store
 from storage.experiments import RunRecord
 
 PREFIX = "handraiser/"
-TASKS = (PREFIX, "pictionary/")  # the debate, and Text Pictionary
+TASKS = (PREFIX, "pictionary/", "scheduling/")  # the debate, Text Pictionary and Meeting Scheduling
 
 
 @dataclass
@@ -129,7 +130,8 @@ def section(rows: Sequence[PolicyRow]) -> list[str]:
         "",
         "Cost is the paper's: every token the agents generated until the end, a cut statement (or Text "
         "Pictionary description) only up to the cut, one token per listener decision (the moderator's, the "
-        "guesser's). The task is the system's protocol: handraiser/ the debate, pictionary/ Text Pictionary. "
+        "guesser's, the traveler's). The task is the system's protocol: handraiser/ the debate, pictionary/ Text "
+        "Pictionary, scheduling/ Meeting Scheduling (success: a schedule that holds every hard constraint). "
         "Generated is what the backend really produced (whole statements, decisions); prompt is what it "
         "computed (not served from its prefix cache).",
         "",
