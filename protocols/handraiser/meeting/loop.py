@@ -150,7 +150,7 @@ def game(c: Chat) -> Iterator[Event]:
     table, params, case = c.table, c.params, c.case
     people = " and ".join(person.name for person in case.people)
     setting = "; everyone may interrupt everyone" if params.symmetric else ""
-    yield table.phase("case", detail=f"case {case.id}: the traveler meets {people}; {params.max_rounds} rounds at most"
+    yield table.phase("case", detail=f"{case.id}: the traveler meets {people}; {params.max_rounds} rounds at most"
                       + setting)  # fmt: skip
     holder = c.traveler
     for turn in range(2 * params.max_rounds):
