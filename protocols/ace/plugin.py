@@ -5,7 +5,9 @@ one of the built-ins (``protocols.PLUGINS``), loaded
 through the same path as an outside package's plugin module, so a checkout
 on ``sys.path`` finds it without installed metadata.
 Its events (``register_event_types``: ``events``) and terminal rendering
-(``register_terminal_renderers``: ``terminal``) come in through their hooks too.
+(``register_terminal_renderers``: ``terminal``) come in through their hooks too,
+and its study's report section (``register_report_sections``) and commands
+(``register_commands``: ``ace-table1``, ``ace-table2``, ``ace-rounds-sweep``).
 
 What it does not do: decide anything about the protocol (``protocol`` does).
 """
@@ -23,6 +25,14 @@ from protocols.ace.protocol import AceProtocol
 @hookimpl
 def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
     register(AceProtocol)
+
+
+@hookimpl
+def register_commands(register: Callable[[object], object]) -> None:
+    from protocols.ace.study.commands import COMMANDS
+
+    for command in COMMANDS:  # ace-table1, ace-table2, ace-rounds-sweep: compare with the paper's settings
+        register(command)
 
 
 @hookimpl

@@ -1,21 +1,27 @@
-"""ACE's section of a comparison report: accuracy per task, the ablation table, acts, rounds and tokens.
+"""ACE's section of a comparison report: accuracy per task, the paper's Tables 1 and 2, acts, rounds, tokens.
 
 What it does: ``ace_debates(store, runs, systems)`` folds every finished debate
 of an ``ace/...`` system into an ``AceDebate`` (its task: the BIG-Bench task,
 or the dataset for MMLU and StrategyQA; whether it was right; how many
 rounds it ran and whether the observer stopped it; the acts each debater
 chose per round; the tokens the backend computed). ``section(debates,
-systems)`` writes the report's markdown:
+systems, others)`` writes the report's markdown:
 
 * accuracy per task and system, with n and a 95% Wilson interval;
-* the ablation table in the shape of the paper's Table 2 (rows: without
-  Analyze, without Compose, without Execute, full ACE, and the parallel
-  baseline; columns: the tasks, then their unweighted mean), in percent; in
-  a study run several times (``compare --repeats``) each cell is the mean ±
-  standard deviation over runs of the run's accuracy, as the paper's Tables
-  1-2 report "the mean and standard deviation" (the SD, not the standard
-  error; ``experiments.statistics``, shared with every report), and the mean
-  over tasks is taken per run first;
+* the paper's Table 1 (``tables.table_one``), when the study ran full ACE
+  and another of its systems (PAR, and the baselines family's RPD, RTC and
+  TAR, whose results come in ``others``) on BBH: BBH's 23 tasks in the
+  paper's categories with their averages, logical deduction and tracking
+  shuffled objects as the means of their subtasks;
+* the ablation table in the shape of the paper's Table 2
+  (``tables.table_two``: rows without Analyze, without Compose, without
+  Execute, full ACE, and the parallel baseline; columns TSO as the mean of
+  3, 5 and 7 objects, DU, PIA, GS, any other task, then their unweighted
+  mean), in percent; in a study run several times (``compare --repeats``)
+  each cell of either table is the mean ± standard deviation over runs of the
+  run's accuracy, as the paper's Tables 1-2 report "the mean and standard
+  deviation" (the SD, not the standard error; ``experiments.statistics``,
+  shared with every report), and a mean over tasks is taken per run first;
 * acts chosen per round (how often each act of the library was picked);
 * rounds until the end (mean, and the distribution), how each debate ended
   (the observer's stop, as the paper; a round cap: ``max_rounds``, or the
@@ -23,6 +29,9 @@ systems)`` writes the report's markdown:
   ``guard_rounds``, end reason ``max_turns``), and how the final answer
   was decided (agreed, the observer's pick, the majority);
 * tokens per debate (prompt, generated, total; mean per system).
+
+``report_section`` adds the rounds sweep of the paper's Fig. 4 (``sweep``: its
+table and figure) when the study ran a method at several numbers of rounds.
 
 What it does not do: run debates (``compare``) or write files (``compare_report``).
 """
@@ -37,9 +46,11 @@ from debate_core.events import EndReason, PhaseStarted
 from experiments.accuracy import Accuracy
 from experiments.extensions import ReportSection, Section
 from experiments.repeats import repeat_of
-from experiments.statistics import mean, spread
+from experiments.statistics import mean
 from experiments.workers import finished_debates
 from protocols.ace.events import ActionComposed
+from protocols.ace.study import sweep, tables
+from protocols.ace.study.tables import task_of
 from storage import Store
 from storage.experiments import RunRecord
 
@@ -48,13 +59,6 @@ _ENDINGS = (
     "The paper's debates end when the observer says so; *at the round cap*: a cap set with `max_rounds` (and"
     " the `rounds` that `no_analyze`, which has no observer, and the parallel baseline run); *at the safety net*:"
     " no cap was set and the observer never stopped, so `guard_rounds` ended the debate (`max_turns`)."
-)
-ROWS = (
-    ("ace/no_analyze", "w/o Analyze (compose with no auxiliary information)"),
-    ("ace/no_compose", "w/o Compose (acts drawn at random)"),
-    ("ace/no_execute", "w/o Execute (answer given while composing)"),
-    ("ace/ace", "full A+C+E"),
-    ("ace/parallel", "parallel debate (Du et al.), baseline"),
 )
 
 
@@ -78,15 +82,6 @@ class AceDebate:
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.generated_tokens
-
-
-def task_of(run: RunRecord) -> str:
-    return run.subject if run.setting == "bbh" else run.setting
-
-
-def base_system(system: str) -> str:
-    """``ace/ace:rounds=3`` -> ``ace/ace`` (the variant a row of Table 2 is about)."""
-    return system.partition(":")[0]
 
 
 def ace_debates(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> list[AceDebate]:
@@ -116,23 +111,9 @@ def _accuracy(debates: Sequence[AceDebate]) -> Accuracy:
     return Accuracy(sum(1 for d in debates if d.correct), len(debates))
 
 
-def _percent(debates: Sequence[AceDebate]) -> str:
-    """Accuracy in percent; with several runs, the mean ± SD of the runs' accuracies."""
-    if not debates:
-        return "-"
-    return spread(list(_by_run(debates).values())).sd_text(100)
-
-
-def _by_run(debates: Sequence[AceDebate]) -> dict[int, float]:
-    """Accuracy per run."""
-    runs: dict[int, list[AceDebate]] = defaultdict(list)
-    for d in debates:
-        runs[d.repeat].append(d)
-    return {run: _accuracy(found).value for run, found in sorted(runs.items())}
-
-
-def section(debates: Sequence[AceDebate], systems: Sequence[str]) -> list[str]:
-    """The ACE section's markdown lines (empty without an ``ace/`` system)."""
+def section(debates: Sequence[AceDebate], systems: Sequence[str], others: Sequence[tables.Scored] = ()) -> list[str]:
+    """The ACE section's markdown lines (empty without an ``ace/`` system); ``others``: the results of the
+    other protocols' systems that Table 1 sets beside ACE (``tables.scored``)."""
     present = [s for s in systems if s.startswith(PREFIX) and any(d.system == s for d in debates)]
     if not present:
         return []
@@ -145,37 +126,9 @@ def section(debates: Sequence[AceDebate], systems: Sequence[str]) -> list[str]:
     for task in tasks:
         cells = [str(_accuracy(by[(s, task)])) if by[(s, task)] else "-" for s in present]
         lines.append(f"| {task} | " + " | ".join(cells) + " |")
-    lines += _table_two(by, present, tasks) + _acts(debates, present) + _rounds(debates, present)
+    lines += tables.table_one([*debates, *others], systems) + tables.table_two(debates, present)
+    lines += _acts(debates, present) + _rounds(debates, present)
     lines += _tokens(debates, present)
-    return lines
-
-
-def _table_two(by: dict[tuple[str, str], list[AceDebate]], present: list[str], tasks: list[str]) -> list[str]:
-    several = len({d.repeat for found in by.values() for d in found}) > 1
-    lines = [
-        "",
-        "## ACE: ablations in the shape of the paper's Table 2 (accuracy, %"
-        + (", mean ± SD over runs" if several else "")
-        + ")",
-        "",
-        "| variant | " + " | ".join(tasks) + " | mean over tasks |",
-        "|---" * (len(tasks) + 2) + "|",
-    ]
-    order = [variant for variant, _ in ROWS]
-    ranked = sorted(present, key=lambda s: order.index(base_system(s)) if base_system(s) in order else len(order))
-    for system in ranked:  # the paper's order: the ablations, then the full method (and our baseline)
-        label = dict(ROWS).get(base_system(system), system)
-        if base_system(system) != system:
-            label += f" (`{system}`)"
-        scores = [by[(system, t)] for t in tasks]
-        per_run: dict[int, list[float]] = defaultdict(list)  # the mean over tasks, taken in each run
-        for found in scores:
-            for run, value in _by_run(found).items():
-                per_run[run].append(value)
-        means = [mean(values) for values in per_run.values()]
-        shown = spread(means).sd_text(100) if means else "-"
-        lines.append(f"| {label} | " + " | ".join(_percent(s) for s in scores) + f" | {shown} |")
-    lines += ["", "The paper (GPT-3.5-turbo, 4 BBH tasks): full ACE 37.1 / 71.0 / 70.1 / 32.9 on TSO / DU / PIA / GS."]
     return lines
 
 
@@ -238,8 +191,34 @@ def _tokens(debates: Sequence[AceDebate], present: list[str]) -> list[str]:
 
 
 def report_section(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> Section:
-    """ACE's part of a comparison report (``register_report_sections``): its tables, no figure."""
-    return Section(section(ace_debates(store, runs, systems), systems))
+    """ACE's part of a comparison report (``register_report_sections``): its tables, and the rounds sweep's
+    table and figure when the study is a sweep."""
+    debates, others = study_results(store, runs, systems)
+    lines = section(debates, systems, others)
+    swept = sweep.points([*debates, *others], systems)
+    if swept is None:
+        return Section(lines)
+    return Section([*lines, *sweep.section(swept, ace_rounds(debates))], [(sweep.FIGURE, sweep.figure(swept))])
+
+
+def study_results(
+    store: Store, runs: Sequence[RunRecord], systems: Sequence[str]
+) -> tuple[list[AceDebate], list[tables.Result]]:
+    """ACE's debates, and the results of the other protocols' systems its tables and sweep set beside them
+    (Table 1's RPD, RTC, TAR; a swept baseline)."""
+    wanted = [s for s in systems if not s.startswith(PREFIX)]
+    wanted = [s for s in wanted if s in dict(tables.TABLE_ONE) or sweep.rounds_of(s) is not None]
+    return ace_debates(store, runs, systems), tables.scored(store, runs, wanted) if wanted else []
+
+
+def ace_rounds(debates: Sequence[AceDebate]) -> dict[tuple[str, int], float]:
+    """The mean rounds ACE's debates ran under each cap of a sweep, by (method, cap)."""
+    ran: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for d in debates:
+        found = sweep.rounds_of(d.system)
+        if found is not None and sweep.ROUND_PARAMETER[found[0]][2] == "at most":
+            ran[found].append(d.rounds)
+    return {key: mean(values) for key, values in ran.items()}
 
 
 REPORT_SECTION = ReportSection("ace", report_section)
