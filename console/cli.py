@@ -239,7 +239,8 @@ def config_from_args(args: argparse.Namespace) -> DebateConfig:
     elif args.option or args.answer:
         raise ConfigError("--option and --answer need --question")
     else:
-        question = DEMO_QUESTION.model_copy(update={"context": args.context}) if args.context else DEMO_QUESTION
+        demo = protocol_class(args.protocol).demo_question() or DEMO_QUESTION  # a task's own, if it has one
+        question = demo.model_copy(update={"context": args.context}) if args.context else demo
     personas = _pairs(args.persona, "--persona")
     roles = _pairs(args.role, "--role")
     if args.agents:

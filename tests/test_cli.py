@@ -306,3 +306,13 @@ def test_the_terminal_shows_aces_analysis_acts_and_the_observers_pick(tmp_path):
     assert "picks B" in result.stdout and "Final answer: B" in result.stdout  # they disagree: the observer picks
     full = run_cli("--protocol", "ace", "--backend", "scripted")
     assert "match 1↔1; differ 2≠2" in full.stdout and "observer_stop" in full.stdout
+
+
+def test_a_task_with_its_own_demo_question_plays_it_when_none_is_given(tmp_path):
+    """Meeting Scheduling's answer is a verdict on a schedule, not an option label: its demo is one of its cases."""
+    out = tmp_path / "m.jsonl"
+    result = run_cli("--protocol", "scheduling", "--backend", "scripted", "--quiet", "--events-jsonl", str(out))
+    assert result.returncode == 0, result.stderr
+    events = list(read_jsonl(out))
+    assert "Meeting" in events[0].config.question.text and events[0].config.question.answer == "valid"
+    assert (events[-1].final_answer, events[-1].correct) == ("valid", True)

@@ -198,8 +198,8 @@ def test_a_plain_checkout_without_installed_metadata_sees_every_built_in(tmp_pat
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout.strip().splitlines()[-1])
     assert Path(found["file"]).resolve().is_relative_to(ROOT)
-    # pictionary is a second protocol of the HandRaiser plugin (protocols/handraiser/pictionary)
-    assert found["sources"] == dict.fromkeys(sorted(BUILT_INS | {"pictionary"}), "built-in")
+    # pictionary and scheduling are HandRaiser's tasks, protocols of its plugin (protocols/handraiser/)
+    assert found["sources"] == dict.fromkeys(sorted(BUILT_INS | {"pictionary", "scheduling"}), "built-in")
 
 
 def test_the_manager_is_built_once_when_many_threads_ask_at_once(monkeypatch):

@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict
 
 from debate_core.backends.base import Capability
 from debate_core.backends.scripted import Responder
-from debate_core.config import DebateConfig
+from debate_core.config import DebateConfig, Question
 from debate_core.errors import ConfigError
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
@@ -221,6 +221,13 @@ class Protocol(ABC):
     @classmethod
     def demo_responder(cls, config: DebateConfig) -> Responder | None:
         """A scripted stand-in for every seat, for demos without a model (None: no demo)."""
+        return None
+
+    @classmethod
+    def demo_question(cls) -> Question | None:
+        """The question a demo of this protocol starts from when none is given (None: the shared demo
+        question, ``debate_core.demo.DEMO_QUESTION``). A task whose questions are not multiple choice
+        (a meeting to schedule) gives one of its own, so a demo's answer can be scored."""
         return None
 
     @classmethod
