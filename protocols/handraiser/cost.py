@@ -9,8 +9,10 @@ of (a description that revealed the secret), and one token per listener
 decision, whatever the policy (the random policy calls no model, yet the
 paper charges each decision one token). A message heard out counts the
 tokens its generation produced (a person's words count the tokens of what
-they said). The listener's own words (the moderator's votes, the guesser's
-guesses and questions) are ``moderator_tokens``. It also carries what the paper
+they said). The listener's own words (the moderator's votes and the
+clarifying questions it asks when it waits, the guesser's guesses and
+questions) are ``moderator_tokens``: the paper sums "generation tokens from
+all agents in the system" (§4.2), the listener's included. It also carries what the paper
 does not count but a user pays for: the tokens the backends actually
 generated (whole statements, decisions), the prompt tokens computed (not
 served from a prefix cache), and the wall time; and the shape of the debate:

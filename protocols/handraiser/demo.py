@@ -15,6 +15,12 @@ itself. The scripted moderator:
   side that spoke longest (which may be the wrong one);
 * ``verdict``: the same, without waiting.
 
+Asked to (``questions``, the default), a waiting moderator asks both sides
+which one fact settles the question (``QUESTION``), and each side's next
+statement opens by answering it ("You asked which fact settles it."): the
+correct side with the decisive fact, first, the other side with its answer;
+so a question makes the fact come early in the next round (it does help).
+
 So a debate succeeds exactly when the moderator heard the decisive fact, and
 it is cheaper the earlier the moderator stops listening: enough to give the
 tree sampler's labels both outcomes. With ``concise`` in the prompt the sides
@@ -38,6 +44,8 @@ from debate_core.backends.scripted import Output, ScriptByKind, ScriptedReply
 from debate_core.config import DebateConfig
 
 DECISIVE = "The decisive fact"
+QUESTION = "Which one fact settles this question, and why does the other answer fail?"
+ANSWERING = "You asked which fact settles it. "
 _SIDE = re.compile(r"(Pro|Con) argues that the answer is ([^.\n]+?)\. (Pro|Con) argues that it is ([^.\n]+?)\.")
 _FILLER = (
     "Consider the question carefully before choosing an option.",
@@ -65,10 +73,14 @@ class HandRaiserDemo(ScriptByKind):
         correct = self.correct() is not None and mine.split(")", 1)[0].strip() == self.correct()
         concise = "Be concise" in prompt
         opening = f"I hold that the answer is {mine}."
-        if correct:
-            fact = f"{DECISIVE} is that {mine} is what the evidence for this question shows, on every count."
+        asked = "The moderator asked you both" in prompt
+        fact = f"{DECISIVE} is that {mine} is what the evidence for this question shows, on every count."
+        if correct and asked:  # the question draws the decisive fact out first
+            body = [ANSWERING + fact, opening] + ([] if concise else list(_FILLER[1:]))
+        elif correct:
             body = [opening, fact] if concise else [opening, _FILLER[0], fact, *_FILLER[1:]]
-        else:
+        else:  # asked or not, nothing that settles it
+            opening = ANSWERING + opening if asked else opening
             body = [opening, _FILLER[1]] if concise else [opening, *_FILLER]
         return " ".join(body)
 
@@ -103,13 +115,19 @@ class HandRaiserDemo(ScriptByKind):
 
     def _ballot(self, request: GenerationRequest, *, wait: bool) -> str:
         prompt = self._prompt(request)
+        vote = self._choice(prompt, wait=wait)
+        if '"question"' not in prompt:  # not asked for a question
+            return json.dumps({"vote": vote})
+        return json.dumps({"vote": vote, "question": QUESTION if vote == "wait" else ""})
+
+    def _choice(self, prompt: str, *, wait: bool) -> str:
         record = self._record(prompt)
         lines = [line for line in record.splitlines() if line.startswith(("Pro: ", "Con: "))]
         for line in lines:
             if DECISIVE in line:
-                return json.dumps({"vote": line[:3].lower()})
+                return line[:3].lower()
         round_ = re.search(r"Round (\d+) of", prompt)
         if wait and (round_ is None or int(round_.group(1)) < 2):
-            return json.dumps({"vote": "wait"})
+            return "wait"
         length = {side: sum(len(line) for line in lines if line.startswith(f"{side}: ")) for side in ("Pro", "Con")}
-        return json.dumps({"vote": max(length, key=lambda side: length[side]).lower()})
+        return max(length, key=lambda side: length[side]).lower()

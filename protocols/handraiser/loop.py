@@ -15,6 +15,10 @@ state, ``state``) and yields its events, ending with ``table.finish``:
 3. At the end of a round in which Con was not cut off the moderator votes or
    waits (``vote``). A vote ends the debate; the debate's answer is the answer
    of the side voted for (``judge`` rule), correct iff it is the correct one.
+   With ``questions`` (the paper's default) a moderator who waits, with a
+   round to come, asks both sides a clarifying question in the same turn: it
+   is said in public with the wait (kind ``question``), enters the record,
+   and both statements of the next round are asked to answer it first.
 4. After ``max_rounds`` without a vote the debate ends (reason ``rounds``)
    with no answer, which scores as a failure (the paper's reward is 1 only
    when the moderator picks the correct side).
@@ -28,7 +32,8 @@ Policies (the variant; ``state.policy_for`` builds them): ``generic`` and
 reaches ``tau``; ``human``: the person in the moderator's seat presses
 Interrupt, taking effect at the next chunk. ``statement`` (one statement,
 with the moderator's decisions) and ``ballot`` (one vote or wait) are the
-moves ``debate`` orders.
+moves ``debate`` orders (``ballot`` also keeps the question asked for the
+next round's statements).
 
 What it does not do: keep the debate's run state (the ``Room``, ``state``:
 seats, sides, record, views, the moderator's policy), word or parse anything
@@ -47,6 +52,7 @@ from debate_core.kernel.endings import FinalDecision, verdict
 from debate_core.kernel.floor import Floor
 from debate_core.kernel.forms import Form
 from debate_core.kernel.policies import NeverPolicy
+from protocols.handraiser.forms import Ballot
 from protocols.handraiser.sides import position
 from protocols.handraiser.state import TITLES, Room
 from protocols.handraiser.views import HandView, record_line, said_prefix
@@ -83,23 +89,26 @@ def statement(room: Room, agent: str) -> Generator[Event, None, bool]:
     return False
 
 
-def ballot(room: Room, form: Form[HandView, str]) -> Generator[Event, None, str]:
-    """The moderator's vote (or wait), said in public; the side voted for, or ``wait``/``""``."""
+def ballot(room: Room, form: Form[HandView, Ballot]) -> Generator[Event, None, str]:
+    """The moderator's vote (or wait, with its question), said in public; the side voted for, or ``wait``/``""``."""
     table, moderator = room.table, room.moderator
     table.tick()
     reply = room.ask(form, moderator)
-    choice = reply.value
+    choice, question = reply.value.vote, reply.value.question
     answer = room.sides.answer_of(choice)
     if answer is not None:
         words = f"I vote for {TITLES[choice]}: the answer is {position(table.config.question, answer)}."
     elif choice == "wait":
-        words = "I will wait for another round."
+        words = "I will wait for another round." + (f" My question to both sides: {question}" if question else "")
     else:
         words = "I cannot pick a side."
-    kind = "vote" if answer is not None else "wait"
-    yield table.say(moderator, reply.with_value(words), chunker=WholeMessage(), kind=kind, role="moderator")
+    kind = "vote" if answer is not None else "question" if question else "wait"
+    structured = {"question": question} if question else None
+    said = reply.with_value(words)
+    yield table.say(moderator, said, chunker=WholeMessage(), kind=kind, role="moderator", structured=structured)
     yield from table.disclose_rest(table.holder)
     room.transcript.append(record_line("Moderator", words))
+    room.asked = question  # the next round's statements answer it; a wait without one leaves none
     if answer is not None:
         yield table.update_answers({moderator: answer}, cause="vote")
     return choice

@@ -17,7 +17,13 @@ debate that changes what happens, each overridable from a configuration's
   are assigned to the sides at random (``correct_side``), as the paper does;
   a study fills them from its stored positions (the most confusing wrong
   answer, and each side's explanation in the agent's brief);
-* ``statement_tokens`` (256) and ``vote_tokens`` (24): generation caps.
+* ``questions`` (true): at the end of a round in which it waits, the
+  moderator asks the debaters a clarifying question, which both sides'
+  statements of the next round answer (§4.1: "the moderator asks clarifying
+  questions in each turn"); false gives the debate without questions, the
+  one this package ran before #27 (see the ledger);
+* ``statement_tokens`` (256), ``vote_tokens`` (24) and ``question_tokens``
+  (64, added to ``vote_tokens`` when the moderator may ask): generation caps.
 
 The policy is the variant (``generic``, ``concise``, ``random``, ``prompted``,
 ``threshold``, ``learned``, ``human``), so that a study compares policies as
@@ -49,6 +55,8 @@ class HandRaiserParams(ProtocolParams):
     statement_tokens: int = Field(256, ge=8, le=8_192, description="token cap of a statement")
     vote_tokens: int = Field(24, ge=4, le=512, description="token cap of the moderator's vote")
     random_allow_none: bool = Field(False, description="random policy: 'no interruption' is one more choice")
+    questions: bool = Field(True, description="the moderator asks a clarifying question when it waits (the paper)")
+    question_tokens: int = Field(64, ge=8, le=1_024, description="token cap of the moderator's question")
 
     @model_validator(mode="after")
     def _sides(self) -> HandRaiserParams:

@@ -6,7 +6,9 @@ need no escaping and what agents and people said is inserted verbatim. The
 moderator's decision prompt is append-only (the record, the question, then
 the chunks heard so far this round, last), so that a backend's prefix cache
 makes each check after a statement's first cost about one chunk of prefill
-plus the chat template's closing tokens, and one token of decoding.
+plus the chat template's closing tokens, and one token of decoding. A
+side's statement prompt quotes the clarifying question the moderator asked
+at the end of the last round, if any (``ASKED``), and tells it to answer it.
 
 What it does not do: choose who is asked or what a view holds (``loop``),
 or parse replies (``forms``).
@@ -22,6 +24,7 @@ from debate_core.backends.base import Message
 from protocols.handraiser.views import HandView
 
 CONCISE = " Be concise: make your case in two or three short sentences."
+ASKED = ' The moderator asked you both: "${question}" Answer that question first, then make your case.'
 
 
 @cache
@@ -52,6 +55,7 @@ def fields(view: HandView) -> dict[str, str]:
         "speaker": view.speaker,
         "partial": view.partial.strip(),
         "concise": CONCISE if view.concise else "",
+        "asked": Template(ASKED).substitute(question=view.asked.strip()) if view.asked.strip() else "",
         "round": str(view.round),
         "max_rounds": str(view.max_rounds),
     }

@@ -11,8 +11,10 @@ parameters of ``params`` (the paper's defaults). ``run`` assigns the sides
 Interrupt at any moment (it takes effect at the next chunk; under any
 variant that interrupts, the person's button is the policy; under
 ``generic`` and ``concise`` they only vote) and vote at the end of each
-round; as Pro or Con they write statements, which are disclosed chunk by
-chunk and can be cut off.
+round, asking both sides a clarifying question when they wait (the
+``questions`` parameter, on by default as in the paper); as Pro or Con
+they write statements, which are disclosed chunk by chunk and can be cut
+off.
 
 The ``learned`` variant is the prompted policy on a fine-tuned listener:
 ``seat_models()`` names it for the moderator's seat (``params.listener``),
@@ -54,7 +56,9 @@ if TYPE_CHECKING:
 
 PRO = RoleSpec("pro", "argues its assigned answer; may be cut off after any chunk", 1, 1)
 CON = RoleSpec("con", "argues the other answer; cutting it off makes the moderator vote", 1, 1)
-MODERATOR = RoleSpec("moderator", "listens chunk by chunk, may cut a speaker off, votes", 1, 1, controls="interrupt")
+MODERATOR = RoleSpec(
+    "moderator", "listens chunk by chunk, may cut a speaker off; votes, or waits and asks", 1, 1, controls="interrupt"
+)
 
 
 class HandRaiserProtocol(Protocol):

@@ -5,7 +5,8 @@ which seat (Pro, Con, the moderator) and which answer each side argues
 (``Sides``), holds the moderator's interruption policy (``policy_for``: the
 variant's, or a person's own Interrupt button; Text Pictionary's guesser
 listens under the same), keeps the public record the
-prompts quote (``transcript``) and the round, builds each seat's
+prompts quote (``transcript``), the round and the moderator's latest
+clarifying question (``asked``, which the sides' statements answer), builds each seat's
 ``HandView``, asks one seat one request kind, and gives a speaker's chunker
 (``chunk_tokens`` tokens of the speaker's tokenizer). ``TITLES`` names the
 roles in prompts and in the record; ``NEVER`` lists the variants in which
@@ -79,6 +80,7 @@ class Room:
         person = table.config.agent(self.moderator).seat is SeatKind.HUMAN
         self.policy = policy_for(variant, params, forms.listen, person=person)
         self.transcript: list[str] = []
+        self.asked = ""  # the moderator's question at the end of the last round, which the sides answer
         self.round = 1
 
     def title(self, agent: str) -> str:
@@ -103,6 +105,7 @@ class Room:
             "con_position": position(question, self.sides.con),
             "transcript": tuple(self.transcript),
             "concise": self.variant == "concise",
+            "asked": self.asked if role != "moderator" else "",
             "round": self.round,
             "max_rounds": self.params.max_rounds,
         }

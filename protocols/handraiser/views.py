@@ -5,8 +5,10 @@ role and title, the seat's private brief (a side's explanation), the answer
 this side argues and the other side's, the public record so far
 (``transcript``: one line per statement, a cut statement ending where it was
 cut), the side speaking now and the chunks heard so far this round
-(``partial``, for the moderator's decision), the round, and whether the
-speaker was asked to be concise. ``record_line`` writes one line of the
+(``partial``, for the moderator's decision), the round, whether the
+speaker was asked to be concise, and the clarifying question the moderator
+asked both sides at the end of the last round (``asked``; the sides'
+statements answer it). ``record_line`` writes one line of the
 record; ``spoken_from_events`` rebuilds the record from a stored debate's
 events, so a decision's prompt can be rebuilt at any chunk of any stored
 debate (the tree sampler's training examples) exactly as the moderator saw it.
@@ -47,6 +49,7 @@ class HandView:
     speaker: str = ""
     partial: str = ""
     concise: bool = False
+    asked: str = ""
     round: int = 1
     max_rounds: int = 10
 

@@ -4,7 +4,9 @@ What it does: ``WEB`` (registered by ``plugin`` through ``register_web_renderers
 words the moderator's two request kinds for the seat form: ``vote`` reads
 "Vote for Pro: D) Argon", "Vote for Con: B) Nitrogen", "Wait another round"
 (each side's label followed by what the request's view says of it, its
-``<value>_position``), with the round in the heading; ``verdict`` reads
+``<value>_position``), with the round in the heading (the request's own
+description then says that a wait may carry a question to both sides, when
+the form has its question box: ``questions`` on and another round to come); ``verdict`` reads
 "Vote for Pro" / "Vote for Con". (Text Pictionary's ``guess`` needs no
 wording: its one text box says what to type.) ``CONTROLS`` (registered through ``register_live_controls``) is the
 listener's one control (``interrupt``: the moderator's between votes, the

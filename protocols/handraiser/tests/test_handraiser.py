@@ -29,6 +29,7 @@ from protocols.handraiser.views import HandView, said_prefix
 from tests.conftest import HANG_GUARD_S, QUESTION, of_type
 
 AGENTS = (AgentSpec(name="Pro"), AgentSpec(name="Con"), AgentSpec(name="Moderator"))
+ASKED = "Question {}: which fact decides it?"
 LONG = " ".join(f"Reason number {n} supports my answer, and it is a good one." for n in range(1, 8))
 
 
@@ -62,9 +63,10 @@ class Script:
                 return ScriptedReply("Yes" if yes else "No", choice_probs={"Yes": self.p_yes, "No": 1 - self.p_yes})
             return "Yes" if yes else "No"
         self.votes += 1
+        asked = '"question"' in request.messages[-1].content  # the moderator may ask a question if it waits
         if request.kind == "vote" and self.votes <= self.wait_rounds:
-            return '{"vote": "wait"}'
-        return json.dumps({"vote": self.vote})
+            return json.dumps({"vote": "wait", "question": ASKED.format(self.votes)} if asked else {"vote": "wait"})
+        return json.dumps({"vote": self.vote, "question": ""} if asked else {"vote": self.vote})
 
 
 def run(cfg: DebateConfig, script=None, **kwargs) -> list:
@@ -93,7 +95,7 @@ def test_said_prefix_keeps_the_texts_own_spacing_where_a_chunk_ends_inside_a_wor
 def test_pro_then_con_each_round_and_the_moderator_waits_or_votes():
     events = run(config("generic"), Script(vote="con", wait_rounds=2))
     speakers = [(e.speaker, e.kind) for e in of_type(events, UtteranceGenerated)]
-    assert speakers == [("Pro", "statement"), ("Con", "statement"), ("Moderator", "wait")] * 2 + [
+    assert speakers == [("Pro", "statement"), ("Con", "statement"), ("Moderator", "question")] * 2 + [
         ("Pro", "statement"),
         ("Con", "statement"),
         ("Moderator", "vote"),
@@ -334,7 +336,7 @@ def test_the_listen_prompt_rebuilt_from_the_events_is_the_one_the_moderator_was_
         assert [(m.role, m.content) for m in rebuilt] == [(m.role, m.content) for m in sent]
     later = asked[-1].generation.prompt[-1].content
     assert "Pro: Reason number 1" in later and "[cut off by the moderator]" in later
-    assert "Moderator: I will wait for another round." in later
+    assert "Moderator: I will wait for another round. My question to both sides: Question 1: which" in later
 
 
 def test_the_demo_succeeds_when_the_moderator_hears_the_decisive_fact():

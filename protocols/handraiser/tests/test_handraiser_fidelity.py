@@ -41,6 +41,9 @@ def test_training_batches_are_class_balanced_by_default_and_plain_passes_with_no
 
 def test_statements_and_votes_are_capped_by_their_own_parameters():
     script = Script()
-    run(config("generic", statement_tokens=64, vote_tokens=12), script)
+    run(config("generic", statement_tokens=64, vote_tokens=12, question_tokens=20), script)
     caps = {r.kind: r.sampling.max_new_tokens for r in script.requests}
-    assert caps == {"statement": 64, "vote": 12}
+    assert caps == {"statement": 64, "vote": 12 + 20}  # a vote, or a wait with its question
+    script = Script()
+    run(config("generic", statement_tokens=64, vote_tokens=12, questions=False), script)
+    assert {r.kind: r.sampling.max_new_tokens for r in script.requests} == {"statement": 64, "vote": 12}

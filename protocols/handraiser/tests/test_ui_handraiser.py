@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import html
+import json
 import re
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from debate_core import AgentSpec, Debate, DebateConfig
 from debate_core.events import ListenerDecision, UtteranceGenerated
 from debate_core.kernel.human import HumanRequest
-from tests.conftest import QUESTION
-from ui import render, seat_words
+from protocols.handraiser.demo import ANSWERING
+from tests.conftest import HANG_GUARD_S, QUESTION
+from ui import render, seat_form, seat_words
 from ui.seat_state import seat_state_html
 from ui.session import SCRIPTED, LiveSession, backend_for
 from ui.setup_panel import FormError, config_from_form, seat_roles
 from ui.view_model import DebateView, Line, Utterance, unit_gaps
 
 MODERATOR = "Jenny"
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def handraiser(variant: str = "human", *, seated: bool = True, **params) -> DebateConfig:
@@ -159,3 +165,51 @@ def test_the_set_up_form_seats_a_person_as_the_moderator_in_seat_order():
         config_from_form(form())
     with pytest.raises(FormError, match="needs a person in the moderator's seat"):
         config_from_form(form(human="Alex"))
+
+
+def test_a_person_as_moderator_waits_with_a_question_which_is_shown_and_answered_next_round():
+    config = handraiser("generic")
+    session = LiveSession(config, backend_for(SCRIPTED, config), human=MODERATOR, pace_s=0.0).start()
+    asked = "Which fact settles it?"
+    try:
+        assert session.channel is not None
+        request = session.channel.pending(timeout_s=20)
+        assert request is not None and request.kind == "vote"
+        assert [(f.name, f.kind, f.required) for f in request.fields] == [
+            ("vote", "choice", True),
+            ("question", "text", False),
+        ]
+        assert "you may ask both sides a clarifying question" in seat_words.prompt(request)
+        slots = [None] * sum(seat_form.SLOTS.values())
+        slots[0], slots[seat_form.SLOTS["choice"] + seat_form.SLOTS["integer"]] = "wait", asked  # as the page sends
+        session.channel.submit(request.request_id, seat_form.values(request, slots))
+        request = session.channel.pending(timeout_s=20)
+        assert request is not None and request.kind == "vote" and request.view.round == 2
+        session.channel.submit(request.request_id, {"vote": "con"})
+        assert wait(lambda: session.done)
+        question, _ = [u for u in session.view.utterances.values() if u.speaker == MODERATOR]
+        assert question.kind == "question" and "".join(question.disclosed).endswith(asked)
+        round_two = [u for u in session.view.utterances.values() if u.kind == "statement"][2:]
+        assert len(round_two) == 2 and all(u.disclosed[0].startswith(ANSWERING.strip()) for u in round_two)
+        lines = render.transcript_lines(session.view)
+        assert any('<span class="badge kind">question</span>' in line and asked in line for line in lines)
+    finally:
+        session.stop()
+
+
+def test_a_person_at_the_terminal_asks_the_moderators_question_on_the_vote_line(tmp_path):
+    out = tmp_path / "events.jsonl"
+    command = [sys.executable, "-m", "debate_core", "run", "--protocol", "handraiser", "--variant", "generic",
+               "--backend", "scripted", "--human", MODERATOR, "--events-jsonl", str(out)]  # fmt: skip
+    stdin = "wait Which fact settles it?\ncon\n"  # seed 0: Con argues B, the correct answer
+    result = subprocess.run(command, capture_output=True, text=True, input=stdin, cwd=ROOT, timeout=HANG_GUARD_S)
+    assert result.returncode == 0, result.stderr
+    assert "[question…]" in result.stdout  # the line's hint names the question box
+    events = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    said = [e for e in events if e["type"] == "utterance_generated" and e["speaker"] == MODERATOR]
+    assert [e["kind"] for e in said] == ["question", "vote"]
+    assert said[0]["structured"] == {"question": "Which fact settles it?"} and said[0]["source"] == "human"
+    statements = [e for e in events if e["type"] == "utterance_generated" and e["kind"] == "statement"]
+    assert all(e["text"].startswith(ANSWERING) for e in statements[2:])
+    ended = events[-1]
+    assert ended["type"] == "debate_ended" and (ended["final_answer"], ended["correct"]) == ("B", True)
