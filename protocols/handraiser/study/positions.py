@@ -10,21 +10,56 @@ question's correct and wrong answer (the protocol's ``positions`` forms, with
 their fallbacks noted on the stored row). The debates' parameters and briefs come from ``Positions`` and
 ``sides_for`` in the protocol package.
 
+The paper had a larger model write the positions (§4.1: Llama-3.1-405B)
+than the ones that debate: ``--positions-model SPEC`` (``tree-sample`` and
+``compare``; ``model_for``'s syntax, ``KIND:MODEL`` or a model of the
+study's backend kind) names it, ``positions_backend`` builds it through the
+study's ``SeatBackends`` (loaded once), and its model id keys the pool, so
+positions written by different models never mix. Without it the model
+under study writes them.
+
 What it does not do: run debates (the study runners do).
 """
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from typing import Any
 
 from debate_core.backends.base import Backend
+from debate_core.backends.model_for import SeatBackends, parse_spec
 from debate_core.config import AgentSpec, DebateConfig
 from debate_core.kernel.seats import ModelSeat
 from experiments.compare import Item
 from protocols.handraiser.positions import Positions, PositionView, confusing_form, explanation_form
 from storage import Store
 from storage.experiments import PoolAnswer
+
+
+def add_positions_model_option(parser: Any) -> None:
+    parser.add_argument(
+        "--positions-model",
+        metavar="SPEC",
+        help="handraiser: the model that writes the positions pool (model_for's syntax: MODEL or KIND:MODEL; "
+        "the paper's was Llama-3.1-405B; default: the model under study)",
+    )
+
+
+def positions_label(args: argparse.Namespace) -> str:
+    """``KIND:MODEL`` of ``--positions-model`` as a study records it ("" without one)."""
+    text = getattr(args, "positions_model", None)
+    return parse_spec("positions", text).resolved(args.backend).label if text else ""
+
+
+def positions_backend(args: argparse.Namespace, seats: SeatBackends, default: Backend, config: DebateConfig) -> Backend:
+    """The backend that writes the positions: ``--positions-model``'s, else the study's own."""
+    text = getattr(args, "positions_model", None)
+    if not text:
+        return default
+    model = parse_spec("positions", text).resolved(args.backend)
+    assert model.kind is not None
+    return seats.backend(model.kind, model.model, model.base_url, config)
 
 
 def pool_key(model_id: str, seed: int, temperature: float) -> str:

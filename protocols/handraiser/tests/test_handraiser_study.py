@@ -28,7 +28,7 @@ def demo(config):
 
 
 def sampler(store, **changes) -> TreeSampler:
-    spec = TreeSpec(experiment_id="tree", model="scripted", mmlu=2, rollouts=3, max_nodes=2, positions=False)
+    spec = TreeSpec(experiment_id="tree", model="scripted", cases=2, rollouts=3, max_nodes=2, positions=False)
     spec = spec.model_copy(update=changes)
     return TreeSampler(spec, store, demo(spec.config(ITEMS[0], None)), ITEMS, per_debate=demo, concurrency=2)
 
