@@ -171,6 +171,7 @@ def form_fields(**overrides):
         "budget": 300,
         "backend": "scripted demo (no model)",
         "model": "",
+        "models": "",
         "temperature": 0.3,
         "seed": 1,
         "utterance_tokens": 80,

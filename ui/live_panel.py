@@ -47,6 +47,7 @@ import gradio as gr
 
 from debate_core.errors import BackendError, ConfigError, HumanInputError
 from ui import charts, render, seat_form, web_plugins
+from ui.backend_choice import page_models
 from ui.live_controls import ControlGroup, control_group, firsts
 from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, stream
 from ui.page_access import Page, Refused, guard, open_page, remember, token_for
@@ -298,9 +299,10 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
                 raise FormError("type a model id or a local path, or choose another model")
             seat = None if human == NO_HUMAN else human
             timed = seat and fields["human_pacing"] == "advance on a timer"
+            models = page_models(fields.get("models") or "", backend_choice, config)  # checked before any is made
             return LiveSession(
                 config,
-                backend_for(backend_choice, config, model or ""),
+                backend_for(backend_choice, config, model or "", models),
                 store=store,
                 human=seat,
                 human_timeout_s=float(fields["human_seconds"]) if timed else None,

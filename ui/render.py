@@ -43,8 +43,24 @@ __all__ = ["rounds_html"]
 
 
 def question_html(view: DebateView) -> str:
+    """The question card: the question (as its protocol draws it, ``web_plugins.question_body``: Text Pictionary
+    hides its secret from a seated guesser), the condition and the model, or each seat's model when they differ."""
     if not view.started:
         return '<div class="question muted">No debate yet: set one up and press Start.</div>'
+    body = web_plugins.question_body(view)
+    models = f"model {escape(view.model_id)}"
+    if view.seat_models:  # which model sits in which seat
+        seats = ", ".join(
+            f'<span class="seat-model">{escape(a)}: {escape(m)}</span>' for a, m in view.seat_models.items()
+        )
+        models = f"models: {seats}"
+    return (
+        f'<div class="question">{_question_body(view) if body is None else body}'
+        f'<div class="muted">{escape(view.condition)} · {models}</div></div>'
+    )
+
+
+def _question_body(view: DebateView) -> str:
     pairs = zip(view.labels, view.options, strict=True)
     options = "".join(f"<li><b>{escape(label)}</b> {escape(option)}</li>" for label, option in pairs)
     if view.shown_answer:
@@ -53,11 +69,7 @@ def question_html(view: DebateView) -> str:
         correct = '<div class="muted">Correct answer: hidden while a person is seated, shown when the debate ends</div>'
     else:
         correct = ""
-    return (
-        f'<div class="question"><div class="qtext">{escape(view.question)}</div>'
-        f'<ul class="options">{options}</ul>{correct}'
-        f'<div class="muted">{escape(view.condition)} · model {escape(view.model_id)}</div></div>'
-    )
+    return f'<div class="qtext">{escape(view.question)}</div><ul class="options">{options}</ul>{correct}'
 
 
 # Utterances that answer an intervention: drawn as a side exchange, indented under the speech they interrupted.

@@ -30,6 +30,12 @@ with it in constant time. The page's handlers check it before every control
 (``ui.page_access``); the methods here are the in-process interface and
 trust their caller.
 
+The backend is built from the set-up's choices by ``backend_choice``
+(``backend_for``, re-exported here). Every model the seats use is loaded
+before the debate starts (the status says which), a llama.cpp server any of
+them started stops with the debate, and the view is told which model sits
+in each seat when they differ (``seat_models``, for the question card).
+
 Sessions are kept by debate id (``find``) so a reloaded page can re-attach.
 Pages ``attach`` and ``detach`` by a key of their own, saying whether they
 hold the controls; when the last controlling page is gone, a session nobody
@@ -50,60 +56,23 @@ from typing import Any
 
 from debate_core import Debate, DebateConfig, HumanChannel, HumanSeat
 from debate_core.backends.base import Backend
-from debate_core.backends.factory import BackendSpec, make_backend, seated, server_options
 from debate_core.backends.router import BackendRouter
-from debate_core.errors import BackendError, ConfigError, DebateError
+from debate_core.errors import BackendError, DebateError
 from debate_core.events import Event, Intervention, SilentTurn, UnitDisclosed
 from debate_core.log import logger
+from ui.backend_choice import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER, backend_for
 from ui.seat_state import follow
 from ui.view_model import DebateView
 from ui.web_plugins import Press
 
-SCRIPTED = "scripted demo (no model)"
-EMBEDDED = "embedded SmolLM2-135M (CPU)"
-EMBEDDED_LLAMACPP = "embedded SmolLM2-135M on llama.cpp (CPU)"
-SERVER = "an OpenAI-compatible server"
 PACED = (UnitDisclosed, SilentTurn, Intervention)
 DEFAULT_GRACE_S = 60.0
 MAX_URGENCY = 9
 MAX_POINT_CHARS = 1_000  # the decision form's limit on a point
-# What a page may set of a server backend (typed after the address): nothing that reads the app's environment.
-PAGE_SERVER_OPTIONS = frozenset({"tokenizer", "dialect", "vocab_size", "timeout_s", "headers_timeout_s"})
+__all__ = ["EMBEDDED", "EMBEDDED_LLAMACPP", "SCRIPTED", "SERVER", "LiveSession", "backend_for", "find"]
 
 _SESSIONS: dict[str, LiveSession] = {}
 _SESSIONS_LOCK = threading.Lock()
-
-
-def backend_for(choice: str, config: DebateConfig, model: str = "") -> Backend | BackendRouter:
-    """The backend a session asked for, with any model the variant seats in a role (HandRaiser's
-    learned listener); ``ConfigError`` when it cannot be had."""
-    if choice == SCRIPTED:
-        spec = BackendSpec("scripted")
-    elif choice == EMBEDDED_LLAMACPP:
-        spec = BackendSpec("llamacpp", options={"threads": 1})  # its own server, stopped with the debate
-    elif choice == SERVER:  # "URL [model name] [KEY=VALUE ...]"; the key, if any, from the app's OPENAI_API_KEY
-        url, name, options = server_words(model)
-        spec = BackendSpec("openai", name, options=server_options("openai", url, options))
-    else:
-        spec = BackendSpec("transformers", model=model.strip() if choice != EMBEDDED and model.strip() else None)
-    return seated(make_backend(spec, config), spec, config)
-
-
-def server_words(typed: str) -> tuple[str, str | None, list[str]]:
-    """A server typed in the model box: its address, its model name (if given) and ``KEY=VALUE`` options,
-    only those in ``PAGE_SERVER_OPTIONS`` (a page may not, e.g., name the environment variable the key comes
-    from); ``ConfigError`` naming any other."""
-    url, *words = typed.split()
-    options = [w for w in words if "=" in w]
-    names = [w for w in words if "=" not in w]
-    refused = sorted({w.partition("=")[0] for w in options} - PAGE_SERVER_OPTIONS)
-    if refused:
-        raise ConfigError(
-            f"the app takes only these server options: {', '.join(sorted(PAGE_SERVER_OPTIONS))} (not {refused[0]})"
-        )
-    if len(names) > 1:
-        raise ConfigError("type the server's address, then one model name, then any KEY=VALUE options")
-    return url, (names[0] if names else None), options
 
 
 def find(debate_id: str) -> LiveSession | None:
@@ -130,6 +99,16 @@ def _point_words(text: object) -> tuple[str, str]:
     return words, ""
 
 
+def seat_models(debate: Debate) -> dict[str, str]:
+    """Which model sits in each model's seat (by agent), when the seats are served by more than one."""
+    found = {
+        agent.name: debate.router.backend_for(agent.name, agent.role).model_id
+        for agent in debate.config.agents
+        if agent.seat.value != "human"
+    }
+    return found if len(set(found.values())) > 1 else {}
+
+
 def _loads_lazily(backend: Backend) -> bool:
     """Whether the backend has a model still to load (checked on the class: touching ``loaded`` loads it)."""
     return isinstance(getattr(type(backend), "loaded", None), property)
@@ -150,7 +129,8 @@ class LiveSession:
         grace_s: float = DEFAULT_GRACE_S,
     ) -> None:
         self.config = config
-        self.backend = backend.default if isinstance(backend, BackendRouter) else backend  # loaded up front
+        self.backend = backend.default if isinstance(backend, BackendRouter) else backend
+        self.backends = backend.backends if isinstance(backend, BackendRouter) else (backend,)  # loaded up front
         self.store = store
         self.channel = HumanChannel() if human else None
         seats = {}
@@ -165,7 +145,7 @@ class LiveSession:
         self.pace_s = pace_s
         self.grace_s = grace_s
         self.lock = threading.RLock()
-        self.view = DebateView()
+        self.view = DebateView(seat_models=seat_models(self.debate))
         self.status = "starting"
         self.error: str | None = None
         self.seat_state = "listening"
@@ -369,15 +349,17 @@ class LiveSession:
     # -- the thread ----------------------------------------------------------------
     def _run(self) -> None:
         try:
-            if _loads_lazily(self.backend):
+            for backend in filter(_loads_lazily, self.backends):  # every seat's model, each in turn
                 with self.lock:
-                    self.status = f"loading {self.backend.model_id} (the first use converts it, about 20 s)"
+                    self.status = f"loading {backend.model_id} (the first use converts it, about 20 s)"
                     self._loading_since = time.monotonic()
                 self._bump()
                 try:
-                    self.backend.loaded  # type: ignore[attr-defined]  # noqa: B018 - load now, with the status showing
+                    backend.loaded  # type: ignore[attr-defined]  # noqa: B018 - load now, with the status showing
                 finally:
                     self._loading_since = None
+                if self._stopping:
+                    break
             if self._stopping:
                 with self.lock:
                     self.status = "stopped before the model had loaded"
@@ -413,8 +395,9 @@ class LiveSession:
         finally:
             if self.channel is not None:
                 self.channel.close()
-            if getattr(self.backend, "owns_server", False):
-                self.backend.close()  # a llama.cpp server started for this debate stops with it
+            for backend in self.backends:
+                if getattr(backend, "owns_server", False):
+                    backend.close()  # a llama.cpp server started for this debate stops with it
             self._bump()
 
     def _pace(self) -> None:

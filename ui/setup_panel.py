@@ -14,7 +14,10 @@ its number, one that needs more than are left fills them from the default
 names (the baselines' one-seat default, then TAR's three). Choosing the
 embedded tiny model sets short debates and writes the chosen protocol's
 parameters for small models into the parameters field, visibly
-(``model_presets``).
+(``model_presets``). Choosing a protocol fills the question with its own demo
+question (Meeting Scheduling's case), or the shared one, unless the person
+edited it; "Models per role" gives seats models of their own
+(``setup_fields``; checked by ``backend_choice.page_models`` on Start).
 
 What it does not do: start debates (``live_panel`` does).
 """
@@ -49,6 +52,7 @@ from ui import web_plugins
 from ui.form_words import friendly
 from ui.model_presets import PARAMS_LABEL, default_params, model_chosen, protocol_params
 from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER
+from ui.setup_fields import models_box, question_context, wire_question
 
 
 def _demo() -> DebateConfig:
@@ -93,6 +97,7 @@ class SetupForm:
     budget: Any
     backend: Any
     model: Any
+    models: Any
     temperature: Any
     seed: Any
     utterance_tokens: Any
@@ -202,6 +207,7 @@ def build_setup() -> SetupForm:
                 info=_roles_info(DEFAULT_PROTOCOL),
                 elem_id="roles",
             )
+            models = models_box()
         with gr.Row():
             temperature = gr.Slider(0, 1.5, value=0.3, step=0.05, label="Temperature")
             seed = gr.Number(value=1, precision=0, label="Seed")
@@ -244,6 +250,7 @@ def build_setup() -> SetupForm:
         budget,
         backend,
         model,
+        models,
         temperature,
         seed,
         utterance_tokens,
@@ -254,6 +261,7 @@ def build_setup() -> SetupForm:
         human_seconds,
     )
     sample.click(_sample, outputs=[question, options, answer])
+    wire_question(protocol, question, options, answer)
     fit_in, fit_out = [protocol, condition, agents, personas], [agents, personas]
     # the seats are labelled with the roles they would get ("Jenny · moderator"), so a person finds theirs
     seats_in = [agents, human, protocol, condition, roles]
@@ -394,6 +402,7 @@ def config_from_form(fields: dict[str, Any]) -> DebateConfig:
                 text=fields["question"],
                 options=tuple(line for line in (options or "").splitlines() if line.strip()),
                 answer=(fields["answer"] or "").strip() or None,
+                context=question_context(protocol, fields["question"]),  # the demo's case, never on the page
             ),
             agents=tuple(
                 AgentSpec(name=n, persona=persona_of.get(n, ""), seat=seat[n], role=role_of.get(n)) for n in names

@@ -160,6 +160,7 @@ class DebateView(EventFold):
     protocol: str = ""
     condition: str = ""
     model_id: str = ""
+    seat_models: dict[str, str] = field(default_factory=dict)  # agent -> its model, when seats differ (live only)
     budget: int = 0
     public_tokens: int = 0
     turn: int = 0

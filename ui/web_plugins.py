@@ -10,7 +10,8 @@ through two hooks, and collects them for the generic front end.
   (``lines``: ``render(view, line) -> html`` for a line holding such an
   event, whatever the protocol), what the view keeps of its own events
   (``folds``: ``fold(view, event)``, by event type), how the question card names a debate's
-  condition (``condition``), wordings of request kinds for the seat form
+  condition (``condition``) and draws its question (``question``: a task whose secret is the
+  answer hides it from a seated guesser), wordings of request kinds for the seat form
   (``wordings``: ``Wording``) and the page's demo debate (``demo``).
 - ``register_live_controls(register)``: ``register(LiveControls(...))``, a
   declarative live-control set named as ``Protocol.controls_for`` names it:
@@ -89,6 +90,7 @@ class WebRenderers:
     condition: Callable[[DebateStarted], str] | None = None  # the question card's condition (else the label)
     wordings: Mapping[str, Wording] = field(default_factory=dict)  # request kind -> its wording
     demo: Callable[..., DebateConfig] | None = None  # the page's Demo debate: ``demo(seed=N)``
+    question: Callable[[DebateView], str | None] | None = None  # the question card's body (None: the generic one)
 
 
 @dataclass(frozen=True)
@@ -259,6 +261,14 @@ def condition_of(event: DebateStarted) -> str:
         if renderers.condition is not None and event.config.protocol in renderers.protocols:
             return renderers.condition(event)
     return event.config.label
+
+
+def question_body(view: DebateView) -> str | None:
+    """The question card's body as the debate's protocol draws it (its ``question``), None for the generic one."""
+    for renderers in web_renderers():
+        if renderers.question is not None and view.protocol in renderers.protocols:
+            return renderers.question(view)
+    return None
 
 
 def demo_config(seed: int = 0) -> DebateConfig:

@@ -15,6 +15,17 @@ at the next chunk and **Just listen** (key ``l``); an Interrupt that cut a
 speaker off (the person's ``ListenerDecision`` said yes) is spent, so the
 next speaker is not cut off by the same press, and the badge says who was cut.
 
+``question`` draws the question card of the two games (``WebRenderers.question``): Text
+Pictionary's secret is the question's answer (a multiple-choice question's correct
+option), so while a person sits as the guesser the card shows neither the question nor
+its options (they would give the secret away; the guesser's model never sees them
+either) and says the secret is hidden until the game ends; a person sitting as the
+describer is shown the secret they describe; once the game has ended (and always when
+only models play) the card names the secret and whether it was guessed. Meeting
+Scheduling's card is the task statement and what success means (the case itself
+travels in the question's context, which no card shows: each seat sees its own
+briefing in its form); the debate keeps the generic card.
+
 What it does not do: change what is submitted (the values stay ``pro``,
 ``con``, ``wait``), lay out widgets (``ui.live_panel``, ``ui.seat_form``), or
 run the protocol (the engine modules never import this one).
@@ -22,14 +33,69 @@ run the protocol (the engine modules never import this one).
 
 from __future__ import annotations
 
-from typing import Any
+from html import escape
+from typing import TYPE_CHECKING, Any
 
 from debate_core.events import Event, ListenerDecision
 from ui.web_plugins import LiveControls, Press, WebRenderers, Wording
 
+if TYPE_CHECKING:
+    from ui.view_model import DebateView
+
 _SIDES = {"pro": "Vote for Pro", "con": "Vote for Con"}
+
+
+def _secret(view: DebateView) -> str:
+    """Text Pictionary's secret as the game has it: a multiple-choice question's correct option, else the answer."""
+    answer = view.correct_answer or ""
+    if view.options and answer in view.labels:
+        return view.options[view.labels.index(answer)].rstrip(".")
+    return answer
+
+
+def _person_as(view: DebateView, role: str) -> bool:
+    """Whether a person sits in ``role``'s seat and the game runs."""
+    return view.ended is None and any(view.roles.get(person) == role for person in view.humans)
+
+
+def pictionary_card(view: DebateView) -> str:
+    """Text Pictionary's question card (see the module docstring): never the secret while a person guesses."""
+    if _person_as(view, "guesser"):
+        return (
+            '<div class="qtext">Text Pictionary: the describer describes a secret without saying it; '
+            "you guess it, or ask a question.</div>"
+            '<div class="muted secret hidden">The secret is hidden from you, the guesser, until the game ends.</div>'
+        )
+    secret = escape(_secret(view))
+    question = f'<div class="qtext">{escape(view.question)}</div>'
+    if _person_as(view, "describer"):
+        return f'{question}<div class="secret">The secret you describe: <b>{secret}</b> (never say it)</div>'
+    ended = view.ended
+    if ended is None:
+        return f'{question}<div class="secret">The secret: <b>{secret}</b></div>'
+    verdict = "solved: the guesser named it" if ended.correct else "not solved: the secret was not guessed"
+    return f'{question}<div class="secret">The secret was <b>{secret}</b> · {verdict}</div>'
+
+
+def scheduling_card(view: DebateView) -> str:
+    """Meeting Scheduling's question card: the task statement (public) and what success means."""
+    return (
+        f'<div class="qtext">{escape(view.question)}</div><div class="muted">Success: the traveler\'s schedule '
+        "holds all three hard constraints (each meeting within the person's time at their place; time to "
+        "travel between them; everyone met once).</div>"
+    )
+
+
+def question_card(view: DebateView) -> str | None:
+    """The card of HandRaiser's two games; None (the generic card) for the debate."""
+    cards = {"pictionary": pictionary_card, "scheduling": scheduling_card}
+    card = cards.get(view.protocol)
+    return card(view) if card is not None else None
+
+
 WEB = WebRenderers(
-    protocols=("handraiser",),
+    protocols=("handraiser", "pictionary", "scheduling"),
+    question=question_card,
     wordings={
         "vote": Wording(
             "Your vote",
