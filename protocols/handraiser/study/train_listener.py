@@ -8,17 +8,20 @@ checked and split by ``listener_data``), renders each prompt exactly as the
 transformers backend does (``backends.hf.prompt.tokenize_prompt``: the chat
 template with the generation prompt, tokenized without special tokens),
 appends the answer's tokens (``"Yes"``/``"No"`` tokenized alone, whose first
-token is the one the backend's one-token ``listen`` request reads) and trains
-LoRA adapters (``peft``) with a plain torch loop, the cross-entropy taken on
-the answer tokens only. Prompts longer than ``--max-length`` lose tokens from
+token is the one the backend's one-token ``listen`` request reads) and
+fine-tunes with a plain torch loop, the cross-entropy taken on the answer
+tokens only: every weight by default (full fine-tuning, the paper's §4.2,
+``--full``), or LoRA adapters (``peft``) with ``--lora``, which a single GPU
+affords for an 8B listener. The learning rate defaults to 1e-5 for full
+fine-tuning and 2e-4 for LoRA (the paper's is lost from its text). Prompts longer than ``--max-length`` lose tokens from
 the **left**, so the partial statement and the closing question stay. Batches
 are drawn with class-balanced sampling (each label equally likely, with
 replacement; ``--no-balance`` makes shuffled passes instead). A stratified
 ``--eval-fraction`` is held out and scored before and after training
 (accuracy of P(Yes) > P(No) at the first answer position, balanced accuracy,
-Yes-rate, mean P(Yes), how often the greedy token is Yes or No, loss). The
-adapters are then merged into the base (``merge_and_unload``) and a full
-model folder is saved with its tokenizer and ``listener.json`` (settings,
+Yes-rate, mean P(Yes), how often the greedy token is Yes or No, loss). LoRA's
+adapters are then merged into the base (``merge_and_unload``); either way a
+full model folder is saved with its tokenizer and ``listener.json`` (settings,
 data files and their sha256, counts, label balance, losses, timings,
 evaluation), loadable as ``TransformersBackend(model=OUT)``, i.e.
 HandRaiser's ``listener=OUT``. On a GPU an 8B model at batch 8 and ~2k-token
@@ -28,7 +31,7 @@ without it, which is reported as an error, not a traceback).
 What it does not do: sample the training data (the tree sampler does), train
 anything but the answer tokens (no end-of-turn token), quantize, or stop on
 wall-clock time: work is bounded by ``--steps``. torch, transformers and peft
-are imported only when training runs.
+are imported only when training runs (peft only for LoRA).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +56,8 @@ from experiments.extensions import Command
 from experiments.workers import ExperimentError
 from protocols.handraiser.study.listener_data import ANSWERS, Example, read_data, split
 
+FULL_LR, LORA_LR = 1e-5, 2e-4
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -61,7 +66,8 @@ class Settings:
     base: str | None = None  # None: the embedded SmolLM2-135M
     steps: int = 100
     batch_size: int = 4
-    lr: float = 2e-4
+    lr: float | None = None  # None: 1e-5 for full fine-tuning, 2e-4 for LoRA
+    lora: bool = False  # False: every weight trained (the paper's full fine-tuning); True: LoRA adapters, merged
     lora_r: int = 16
     lora_alpha: int = 32
     lora_dropout: float = 0.05
@@ -220,8 +226,9 @@ def train(settings: Settings, log: Callable[[str], None] = print) -> dict[str, A
         raise ExperimentError("--steps, --batch-size and --log-every must be at least 1")
     examples, files = read_data(settings.data)
     train_set, held_set = split(examples, settings.eval_fraction, settings.seed)
+    if settings.lr is None:
+        settings = replace(settings, lr=LORA_LR if settings.lora else FULL_LR)
 
-    import peft
     import torch
     import transformers
 
@@ -245,21 +252,14 @@ def train(settings: Settings, log: Callable[[str], None] = print) -> dict[str, A
         "answer_tokens": {a: m.tokenizer.encode(a, add_special_tokens=False) for a in ANSWERS},
         "device": m.device,
         "dtype": str(m.model.dtype).removeprefix("torch."),
-        "versions": {"torch": torch.__version__, "transformers": transformers.__version__, "peft": peft.__version__},
+        "method": "lora" if settings.lora else "full",
+        "versions": {"torch": torch.__version__, "transformers": transformers.__version__},
         "eval": {},
     }
     labels = record["labels"]["all"]
     log(
         f"{len(every)} examples ({labels['Yes']} Yes, {labels['No']} No): {len(train_rows)} to train, "
         f"{len(held_rows)} held out, {record['truncated']} truncated; {record['base_path']} on {m.device}"
-    )
-    targets = settings.lora_targets if settings.lora_targets == "all-linear" else settings.lora_targets.split(",")
-    lora = peft.LoraConfig(
-        r=settings.lora_r,
-        lora_alpha=settings.lora_alpha,
-        lora_dropout=settings.lora_dropout,
-        target_modules=targets,
-        task_type="CAUSAL_LM",
     )
     try:
         with torch.enable_grad():  # the backend turns gradients off process-wide when it loads a model
@@ -268,9 +268,10 @@ def train(settings: Settings, log: Callable[[str], None] = print) -> dict[str, A
                 log(f"held out before: {_scores(record['eval']['before'])}")
             if settings.gradient_checkpointing:
                 m.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-            with warnings.catch_warnings():  # peft asks transformers a deprecated question; not ours to fix
-                warnings.filterwarnings("ignore", "`is_gradient_checkpointing` is deprecated", FutureWarning)
-                m.model = peft.get_peft_model(m.model, lora)
+            if settings.lora:
+                m.model = _with_lora(m.model, settings, record)
+            else:
+                m.model.requires_grad_(True)
             began = time.perf_counter()
             record["losses"] = _loop(m, train_rows, settings, log)
             record["steps"], record["seconds"] = settings.steps, {"train": round(time.perf_counter() - began, 2)}
@@ -278,14 +279,33 @@ def train(settings: Settings, log: Callable[[str], None] = print) -> dict[str, A
                 record["eval"]["after"] = evaluate(m, held_rows, settings.batch_size)
                 log(f"held out after:  {_scores(record['eval']['after'])}")
     except torch.cuda.OutOfMemoryError:
+        lora = "" if settings.lora else ", --lora"
         raise ExperimentError(
-            "out of GPU memory: lower --batch-size or --max-length, or pass --gradient-checkpointing"
+            f"out of GPU memory: lower --batch-size or --max-length, or pass --gradient-checkpointing{lora}"
         ) from None
-    merged = m.model.merge_and_unload()
+    merged = m.model.merge_and_unload() if settings.lora else m.model
     if settings.gradient_checkpointing:
         merged.gradient_checkpointing_disable()
     _save(merged, m.tokenizer, record, settings, started)
     return record
+
+
+def _with_lora(model: Any, settings: Settings, record: dict[str, Any]) -> Any:
+    """The model with LoRA adapters on ``settings.lora_targets`` (only they are trained)."""
+    import peft
+
+    record["versions"]["peft"] = peft.__version__
+    targets = settings.lora_targets if settings.lora_targets == "all-linear" else settings.lora_targets.split(",")
+    lora = peft.LoraConfig(
+        r=settings.lora_r,
+        lora_alpha=settings.lora_alpha,
+        lora_dropout=settings.lora_dropout,
+        target_modules=targets,
+        task_type="CAUSAL_LM",
+    )
+    with warnings.catch_warnings():  # peft asks transformers a deprecated question; not ours to fix
+        warnings.filterwarnings("ignore", "`is_gradient_checkpointing` is deprecated", FutureWarning)
+        return peft.get_peft_model(model, lora)
 
 
 def _loop(m: Model, rows: Sequence[Encoded], settings: Settings, log: Callable[[str], None]) -> list[float]:
@@ -293,6 +313,7 @@ def _loop(m: Model, rows: Sequence[Encoded], settings: Settings, log: Callable[[
     import torch
 
     params = [p for p in m.model.parameters() if p.requires_grad]
+    assert settings.lr is not None  # resolved by ``train``
     optimizer = torch.optim.AdamW(params, lr=settings.lr, weight_decay=0.0)
     steps, warmup = settings.steps, max(1, settings.steps // 20)
     schedule = torch.optim.lr_scheduler.LambdaLR(
@@ -349,13 +370,17 @@ def _scores(scores: dict[str, float]) -> str:
 
 
 def add_parser(commands: Any) -> None:
-    run = commands.add_parser("train-listener", help="fine-tune HandRaiser's Yes/No listener (LoRA, merged)")
+    run = commands.add_parser("train-listener", help="fine-tune HandRaiser's Yes/No listener (full, or LoRA)")
     run.add_argument("--data", nargs="+", required=True, metavar="JSONL", help="chat-format examples (one or more)")
     run.add_argument("--out", required=True, metavar="DIR", help="the model folder to write (listener=DIR)")
     run.add_argument("--base", metavar="ID_OR_PATH", help="hub id or folder (default: embedded SmolLM2-135M)")
     run.add_argument("--steps", type=int, default=100, help="optimizer steps (default 100)")
     run.add_argument("--batch-size", type=int, default=4)
-    run.add_argument("--lr", type=float, default=2e-4)
+    method = run.add_mutually_exclusive_group()
+    method.add_argument("--full", dest="lora", action="store_false", help="train every weight (the paper's; default)")
+    method.add_argument("--lora", dest="lora", action="store_true", help="LoRA adapters, merged (one GPU for 8B)")
+    run.set_defaults(lora=False)
+    run.add_argument("--lr", type=float, help="learning rate (default: 1e-5 full, 2e-4 LoRA)")
     run.add_argument("--lora-r", type=int, default=16)
     run.add_argument("--lora-alpha", type=int, default=32)
     run.add_argument("--lora-dropout", type=float, default=0.05)
@@ -378,7 +403,8 @@ def cmd_train_listener(args: argparse.Namespace, console: Console) -> int:
     held = f"; held-out accuracy {before['accuracy']:.3f} -> {after['accuracy']:.3f}" if before and after else ""
     losses, seconds = record["losses"], record["seconds"]
     console.print(
-        f"trained on {record['examples']['train']} examples, {record['steps']} steps: {seconds['train']:.1f} s "
+        f"trained ({record['method']} fine-tuning) on {record['examples']['train']} examples, {record['steps']} steps: "
+        f"{seconds['train']:.1f} s "
         f"(total {seconds['total']:.1f} s); loss {losses[0]:.4f} -> {losses[-1]:.4f}{held}\n"
         f"wrote {settings.out} (HandRaiser's learned policy: listener={settings.out})",
         markup=False,

@@ -4,7 +4,10 @@ The unit tests need no model (the tokenizer tests read only the embedded model's
 tokenizer). The end-to-end test trains LoRA adapters on the embedded SmolLM2-135M on
 the CPU for two steps of two examples, then loads the merged folder the way
 HandRaiser's ``learned`` policy does (``TransformersBackend(model=OUT)``) and asks it a
-one-token ``listen`` request. Work is bounded by steps, never by wall-clock.
+one-token ``listen`` request. Full fine-tuning (the default) and LoRA on Text Pictionary
+and Meeting Scheduling trees run on a tiny random 2-layer Llama with the SmolLM2
+tokenizer (``bench/tiny_model.py``), built once per module. Work is bounded by steps,
+never by wall-clock.
 """
 
 from __future__ import annotations
@@ -165,7 +168,9 @@ def test_two_steps_on_the_embedded_model_give_a_listener_the_backend_loads(tmp_p
     rows = [line("Yes", "I repeat myself once more.")] * 3 + [line("No", "Here is new evidence.")] * 3
     data = write(tmp_path / "tiny.jsonl", rows)
     out = tmp_path / "listener"
-    settings = Settings(data=[str(data)], out=str(out), steps=2, batch_size=2, eval_fraction=0.34, device="cpu")
+    settings = Settings(
+        data=[str(data)], out=str(out), steps=2, batch_size=2, eval_fraction=0.34, device="cpu", lora=True
+    )
     with torch.no_grad():  # as a loaded backend leaves the process: training turns gradients back on itself
         record = train(settings, log=lambda _: None)
 
@@ -175,6 +180,7 @@ def test_two_steps_on_the_embedded_model_give_a_listener_the_backend_loads(tmp_p
     assert saved["data"][0]["sha256"] and saved["steps"] == 2 and len(saved["losses"]) == 2
     assert set(saved["eval"]) == {"before", "after"} and saved["eval"]["after"]["examples"] == 2
     assert saved["settings"]["lora_r"] == 16 and saved["seconds"]["train"] > 0
+    assert saved["method"] == "lora" and saved["settings"]["lr"] == 2e-4
 
     name = "model.layers.0.self_attn.q_proj.weight"  # a LoRA target, merged into the base
     with (
@@ -198,3 +204,77 @@ def test_two_steps_on_the_embedded_model_give_a_listener_the_backend_loads(tmp_p
     assert completion.completion_tokens == 1 and completion.text.strip() in ("Yes", "No")
     parse_decision(completion.text, with_text=False)
     assert completion.choice_probs is not None and 0 < sum(completion.choice_probs.values()) <= 1 + 1e-6
+
+
+# -- any task's trees, full fine-tuning or LoRA, on a tiny model ------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    import importlib.util
+
+    source = Path(__file__).resolve().parents[3] / "bench" / "tiny_model.py"
+    spec = importlib.util.spec_from_file_location("tiny_model", source)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return Path(module.build(tmp_path_factory.mktemp("tiny") / "model"))
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory) -> dict[str, Path]:
+    """A few labelled nodes of Text Pictionary and of Meeting Scheduling, sampled on the scripted backend."""
+    folder = tmp_path_factory.mktemp("trees")
+    small = ["--cases", "2", "--rollouts", "2", "--max-nodes", "2", "--branch-size", "2", "--backend", "scripted"]
+    found = {}
+    for task in ("pictionary", "scheduling"):
+        out = folder / f"{task}.jsonl"
+        argv = ["tree-sample", "--experiment", task, "--protocol", task, "--db", str(folder / "t.sqlite3")]
+        assert main([*argv, "--out", str(out), "--no-progress", *small]) == 0
+        found[task] = out
+    return found
+
+
+@pytest.mark.parametrize("task", ["pictionary", "scheduling"])
+def test_full_fine_tuning_is_the_default_and_trains_every_weight_on_any_tasks_trees(tmp_path, tiny, trees, task):
+    import torch
+    from safetensors import safe_open
+
+    out = tmp_path / "listener"
+    argv = ["train-listener", "--data", str(trees[task]), "--out", str(out), "--base", str(tiny)]
+    assert main([*argv, "--steps", "2", "--batch-size", "2", "--device", "cpu", "--eval-fraction", "0"]) == 0
+    saved = json.loads((out / "listener.json").read_text())
+    assert saved["method"] == "full" and saved["settings"]["lora"] is False and saved["settings"]["lr"] == 1e-5
+    assert "peft" not in saved["versions"] and len(saved["losses"]) == 2
+    with (
+        safe_open(str(tiny / "model.safetensors"), "pt") as base,
+        safe_open(str(out / "model.safetensors"), "pt") as new,
+    ):
+        names = set(new.keys())
+        assert not [k for k in names if "lora" in k]
+        for name in ("model.norm.weight", "model.layers.1.mlp.down_proj.weight"):  # not a LoRA target: all trained
+            assert not torch.equal(base.get_tensor(name).float(), new.get_tensor(name).float())
+
+
+def test_lora_on_the_tiny_model_leaves_the_norms_as_they_were(tmp_path, tiny, trees):
+    import torch
+    from safetensors import safe_open
+
+    from debate_core.backends.hf import TransformersBackend
+
+    out = tmp_path / "listener"
+    argv = ["train-listener", "--data", str(trees["pictionary"]), str(trees["scheduling"]), "--out", str(out)]
+    argv += ["--base", str(tiny), "--lora", "--steps", "2", "--batch-size", "2", "--device", "cpu"]
+    assert main(argv) == 0
+    saved = json.loads((out / "listener.json").read_text())
+    assert saved["method"] == "lora" and len(saved["data"]) == 2
+    with (
+        safe_open(str(tiny / "model.safetensors"), "pt") as base,
+        safe_open(str(out / "model.safetensors"), "pt") as new,
+    ):
+        assert torch.equal(base.get_tensor("model.norm.weight").float(), new.get_tensor("model.norm.weight").float())
+    backend = TransformersBackend(model=str(out))  # HandRaiser's learned listener=OUT loads it
+    try:
+        assert backend.count_tokens("Yes") >= 1
+    finally:
+        backend.close()
