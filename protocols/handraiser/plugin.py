@@ -1,7 +1,10 @@
 """The handraiser plugin: registers HandRaiser (learning to interrupt) with the plugin manager.
 
 What it does: implements the ``register_protocols`` hook for ``HandRaiserProtocol`` (the
-debate) and ``PictionaryProtocol`` (Text Pictionary, the paper's first task). It is
+debate), ``PictionaryProtocol`` (Text Pictionary, the paper's first task) and
+``SchedulingProtocol`` (Meeting Scheduling), and registers the study commands
+(``tree-sample``, ``train-listener``, ``handraiser-transfer``, ...), data sets,
+report section, study preparation and the transfer's study kind. It is
 one of the built-ins (``protocols.PLUGINS``), loaded
 through the same path as an outside package's plugin module, so a checkout
 on ``sys.path`` finds it without installed metadata.
@@ -29,10 +32,11 @@ def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
 
 @hookimpl
 def register_commands(register: Callable[[object], object]) -> None:
-    from protocols.handraiser.study import cli, pictionary_data, scheduling_cases, train_listener
+    from protocols.handraiser.study import cli, pictionary_data, scheduling_cases, train_listener, transfer
 
     register(cli.COMMAND)
     register(train_listener.COMMAND)
+    register(transfer.COMMAND)
     register(pictionary_data.COMMAND)
     register(scheduling_cases.COMMAND)
 
@@ -50,6 +54,13 @@ def register_report_sections(register: Callable[[object], object]) -> None:
     from protocols.handraiser.study.report import REPORT_SECTION
 
     register(REPORT_SECTION)
+
+
+@hookimpl
+def register_study_kinds(register: Callable[[object], object]) -> None:
+    from protocols.handraiser.study.transfer import STUDY_KIND
+
+    register(STUDY_KIND)
 
 
 @hookimpl

@@ -18,7 +18,9 @@ three times with different seeds and reports the average and the standard
 deviation (Appendix D, Tables 6-7), so this section shows the SD, not the
 standard error (``experiments.statistics``, shared with every report).
 ``tau_sweep`` picks the threshold systems (``tau=...``) for the
-sweep plot. ``section`` writes the report's Markdown section and
+sweep plot; the section ends with Table 6's shape (``tables.table_six``:
+rows the policies, columns the tasks present, success with n and interval
+and cost). ``section`` writes the report's Markdown section and
 ``figures`` the plotly figures (chunk histogram, tau sweep) that the report
 saves as HTML and PNG and the Analysis tab shows.
 
@@ -41,6 +43,7 @@ from experiments.repeats import repeat_of
 from experiments.statistics import Spread, mean, sample_sd, spread
 from experiments.workers import finished_debates
 from protocols.handraiser.cost import SPEAKER_KINDS, Cost, debate_cost
+from protocols.handraiser.study.tables import table_six
 from storage import Store
 from storage.experiments import RunRecord
 
@@ -175,7 +178,7 @@ def section(rows: Sequence[PolicyRow]) -> list[str]:
     if sweep:
         lines += ["", "### Threshold sweep", "", "| tau | success | cost |", "|---|---|---|"]
         lines += [f"| {r.tau:g} | {r.success} | {r.cost:,.1f} |" for r in sweep if r.tau is not None]
-    return [*lines, ""]
+    return [*lines, "", *table_six(rows)]
 
 
 def tau_sweep(rows: Sequence[PolicyRow]) -> list[PolicyRow]:
