@@ -126,12 +126,14 @@ class AttentionQuery:
     messages). The tokens strictly between a pair's markers form the span.
     Each row token's score is the maximum, over heads and over the column
     tokens, of its attention weight to them in layer ``layer`` (negative
-    counts from the last: -1 is the last layer).
+    counts from the last: -1 is the last layer); with ``all_layers`` the
+    maximum over every layer as well (``layer`` is then not used).
     """
 
     rows: tuple[str, str]
     cols: tuple[str, str]
     layer: int = -1
+    all_layers: bool = False
 
 
 def span_between(text: str, markers: tuple[str, str]) -> tuple[int, int] | None:
@@ -256,14 +258,16 @@ class ScoredSpan:
 class AttentionScores:
     """The answer to an ``AttentionQuery``: the scored span's text and one score per token.
 
-    ``layer`` is the layer actually used, as a non-negative index. An attention
-    request fills no other signal and generates no text; markers missing from
-    the prompt raise ``BackendError``.
+    ``layer`` is the layer actually used, as a non-negative index; with
+    ``all_layers`` the scores are the maximum over layers 0 to ``layer`` (the
+    last). An attention request fills no other signal and generates no text;
+    markers missing from the prompt raise ``BackendError``.
     """
 
     text: str
     tokens: tuple[ScoredSpan, ...]
     layer: int
+    all_layers: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -284,7 +284,8 @@ class ScriptedBackend(Backend):
             )
         text = prompt[rows[0] : rows[1]]
         tokens = tuple(ScoredSpan(s.start, s.end, fake_attention(text[s.start : s.end])) for s in scripted_tokens(text))
-        return AttentionScores(text=text, tokens=tokens, layer=query.layer % SCRIPTED_LAYERS)
+        layer = SCRIPTED_LAYERS - 1 if query.all_layers else query.layer % SCRIPTED_LAYERS
+        return AttentionScores(text=text, tokens=tokens, layer=layer, all_layers=query.all_layers)
 
     def _next_output(self, request: GenerationRequest) -> Output:
         if self._responder is not None:
