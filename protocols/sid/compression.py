@@ -5,16 +5,28 @@ What it does: given the scored tokens of the others' messages
 attention to the focus instruction), ``keep_top`` keeps the fraction ``rho``
 of the tokens with the highest scores (``n = max(1, floor(len * rho))``; a
 fraction of tokens, not nucleus sampling; ties go to the earlier token);
-``widen`` stretches each kept token to the clause around it (left and right
-to the nearest separator: ``. ! ? ;`` their full-width forms and line
-breaks, as the authors' code does); ``merge`` joins overlapping or touching
-spans; ``compress`` does all three (widening optional: the ``no_expand``
-ablation) and returns the kept character spans, the kept text (the spans in
-order, with "…" where text was dropped) and the kept fraction of
-characters. Everything is linear in the text (up to a logarithm): the
-separators are found once and each kept token finds its clause by binary
-search (``Clauses``), never by walking the text, so an answer of one long
-clause costs no more than one of many short ones.
+``widen`` stretches each kept token to the unit around it, left and right to
+the nearest boundary (SemanticPreserve, §4.2 and App. C.1 of the paper);
+``merge`` joins overlapping or touching spans; ``compress`` does all three
+(widening optional: the ``no_expand`` ablation) and returns the kept
+character spans, the kept text (the spans in order, with "…" where text was
+dropped) and the kept fraction of characters.
+
+The boundaries (``Boundaries``) are named sets (``BOUNDARIES``): ``paper``
+(the default) ends a unit at commas (``, ， 、``), periods and the other
+sentence marks (``. ! ? ;`` and their full-width forms) and line breaks, and
+begins one at a coordinating conjunction (``and but or nor yet so`` as whole
+words; "for" is left out, mostly a preposition, which a rule on words cannot
+tell apart), a comma or period between two digits (``3.5``, ``1,200``) being
+part of a number; ``code`` is the authors' code's ``clause_separators`` (the
+sentence marks and line breaks: no commas, no conjunctions). A mark belongs
+to the unit it ends; a conjunction, with the whitespace before it, to the
+unit it begins.
+
+Everything is linear in the text (up to a logarithm): the boundaries are
+found once and each kept token finds its unit by binary search
+(``Clauses``), never by walking the text, so an answer of one long clause
+costs no more than one of many short ones.
 
 What it does not do: compute attention (backends do), choose the focus
 instruction or write prompts (``prompting``), or decide who is compressed
@@ -24,14 +36,46 @@ instruction or write prompts (``prompting``), or decide who is compressed
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
+import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from debate_core.backends.base import ScoredSpan
 
-SEPARATORS = frozenset(".!?;。！？；\n")
+SEPARATORS = frozenset(".!?;。！？；\n")  # the authors' code's clause_separators
+COMMAS = frozenset(",，、")
+CONJUNCTIONS = frozenset({"and", "but", "or", "nor", "yet", "so"})
 ELLIPSIS = "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Boundaries:
+    """Where a unit of text ends (``marks``: characters kept with the unit they end) and where one begins
+    (``conjunctions``: whole words, case-insensitive, the whitespace before them going with them)."""
+
+    marks: frozenset[str]
+    conjunctions: frozenset[str] = frozenset()
+    in_numbers: bool = True  # False: a mark between two digits (3.5, 1,200) ends nothing
+
+    def cuts(self, text: str) -> list[int]:
+        """The positions in ``text`` where one unit ends and the next begins, ascending."""
+        found = {
+            i + 1 for i, ch in enumerate(text) if ch in self.marks and (self.in_numbers or not _in_number(text, i))
+        }
+        if self.conjunctions:
+            words = "|".join(sorted(self.conjunctions))
+            found.update(m.start() for m in re.finditer(rf"\s*\b(?:{words})\b", text, re.IGNORECASE))
+        return sorted(found)
+
+
+def _in_number(text: str, i: int) -> bool:
+    return 0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit()
+
+
+PAPER = Boundaries(SEPARATORS | COMMAS, CONJUNCTIONS, in_numbers=False)
+CODE = Boundaries(SEPARATORS)
+BOUNDARIES = {"paper": PAPER, "code": CODE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,27 +99,26 @@ def keep_top(tokens: Sequence[ScoredSpan], rho: float) -> list[ScoredSpan]:
 
 
 class Clauses:
-    """The separators of one text, found once: any span's clause by binary search."""
+    """The boundaries of one text, found once: any span's unit by binary search."""
 
-    def __init__(self, text: str, separators: frozenset[str] = SEPARATORS) -> None:
+    def __init__(self, text: str, boundaries: Boundaries = PAPER) -> None:
         self.size = len(text)
-        self.marks = [i for i, ch in enumerate(text) if ch in separators]  # ascending
+        self.cuts = boundaries.cuts(text)  # ascending
 
     def widen(self, span: tuple[int, int]) -> tuple[int, int]:
-        """``span`` stretched to its clause: back to just after the previous separator, on through the next one."""
+        """``span`` stretched to its unit: back to the last cut at or before its start, on to the first cut at or
+        after its end (a cut inside the span is passed over; an empty span at a cut takes the unit after it)."""
         start, end = span
-        if start > 0:
-            before = bisect_left(self.marks, start) - 1  # the last separator at an index below start
-            start = self.marks[before] + 1 if before >= 0 else 0
-        if end < self.size:
-            after = bisect_left(self.marks, max(end, start + 1) - 1)  # the first separator ending the span
-            end = self.marks[after] + 1 if after < len(self.marks) else self.size
+        before = bisect_right(self.cuts, start) - 1
+        start = self.cuts[before] if before >= 0 else 0
+        after = bisect_left(self.cuts, max(end, start + 1))
+        end = self.cuts[after] if after < len(self.cuts) else self.size
         return start, end
 
 
-def widen(text: str, span: tuple[int, int], separators: frozenset[str] = SEPARATORS) -> tuple[int, int]:
-    """``span`` stretched to its clause (one span; for many spans of one text build ``Clauses`` once)."""
-    return Clauses(text, separators).widen(span)
+def widen(text: str, span: tuple[int, int], boundaries: Boundaries = PAPER) -> tuple[int, int]:
+    """``span`` stretched to its unit (one span; for many spans of one text build ``Clauses`` once)."""
+    return Clauses(text, boundaries).widen(span)
 
 
 def merge(spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -99,13 +142,13 @@ def _trimmed(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
 
 
 def compress(
-    text: str, tokens: Sequence[ScoredSpan], rho: float, *, expand: bool = True, separators: frozenset[str] = SEPARATORS
+    text: str, tokens: Sequence[ScoredSpan], rho: float, *, expand: bool = True, boundaries: Boundaries = PAPER
 ) -> Compressed:
     """The kept spans and text of ``text`` (see the module docstring)."""
     kept = keep_top(tokens, rho)
     spans = [(t.start, t.end) for t in kept]
     if expand:
-        clauses = Clauses(text, separators)
+        clauses = Clauses(text, boundaries)
         spans = [clauses.widen(span) for span in spans]
     trimmed = [s for s in (_trimmed(text, span) for span in merge(spans)) if s is not None]
     final = merge(trimmed)

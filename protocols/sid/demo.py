@@ -9,9 +9,19 @@ second agent answers a wrong option, the third the correct one, each with
 calm token statistics (NLL 0.2, entropy 0.4). Revising, an agent takes the
 answer the prompt names most often (its own first among equals), so the
 majority comes round to the correct answer. The attention probe is the
-scripted backend's own (a fixed function of each token). With ``confident``
-in the first agent's persona it answers with calm statistics, and the
-gate ends the debate at once.
+scripted backend's own (a fixed function of each token's text). With
+``confident`` in the first agent's persona it answers with calm statistics,
+and the gate ends the debate at once.
+
+``SidDemo(config, restatements=N)`` gives long answers: each first answer
+restates its check N times ("I look at it once more, hence each point
+remains true or each reason remains true or ..."), the redundancy the paper's
+compression is for. The scripted attention scores a token by a hash of its
+text, under which the words of "hence each point remains true" score low and
+"I look at it once more" high, so at rho 0.4 the paper's boundaries drop the
+repeated middle clauses (about half of the others' text at N = 20) where
+the code's (sentences only) keep every sentence: a demonstration of the
+token accounting on long answers, not a claim about any model.
 
 What it does not do: pretend to be a model; it never produces an unusable
 reply.
@@ -30,9 +40,15 @@ from debate_core.config import DebateConfig
 _NAMED = re.compile(r"answer is \(?([A-Za-z0-9]+)\)?", re.I)
 
 
+RESTATEMENT = (
+    "I look at it once more, hence each point remains true or each reason remains true or each question remains true."
+)
+
+
 @dataclass
 class SidDemo(ScriptByKind):
     config: DebateConfig
+    restatements: int = 0  # long answers: the first answer restates its check this many times
     demo_name = "sid"
 
     def _me(self, request: GenerationRequest) -> str:
@@ -47,8 +63,9 @@ class SidDemo(ScriptByKind):
         correct = question.answer or "unknown"
         wrong = next((label for label in question.labels if label != correct), "something else")
         mine = wrong if len(names) > 1 and request.agent == names[1] else correct
+        restated = "".join(f" {RESTATEMENT}" for _ in range(self.restatements))
         text = (
-            f"I look at what the question states and check each option against it. "
+            f"I look at what the question states and check each option against it.{restated} "
             f"Only one option survives that check. The answer is {self._labelled(mine)}."
         )
         tokens = len(scripted_tokens(text))

@@ -2,10 +2,11 @@
 
 What it does: defines the event SID emits when it compresses the others'
 messages for an agent, with the spans kept (character offsets), the ratio and
-the attention layer. It is registered through the ``register_event_types``
-hook (``plugin``), so it is serialised, stored, imported and replayed like a
-built-in event; its ``type`` string and fields are those of every stream
-recorded before it moved here.
+the attention layer (or, with ``all_layers``, the last of the layers scored).
+It is registered through the ``register_event_types`` hook (``plugin``), so
+it is serialised, stored, imported and replayed like a built-in event; its
+``type`` string and fields are those of every stream recorded before it
+moved here.
 
 What it does not do: measure anything (``compression``), or render it
 (``terminal`` for the console; the web app's renderers).
@@ -34,3 +35,4 @@ class ContextCompressed(EventBase):
     ratio: Probability
     top_p: Probability
     layer: Annotated[int, Field(ge=-MAX_COUNT, le=MAX_COUNT)] | None = None
+    all_layers: bool = False  # the scores are the maximum over layers 0 to ``layer``

@@ -95,7 +95,7 @@ def reply_form(kind: str, description: str, template: str, cap: int, *, measured
     )
 
 
-def focus_form(layer: int) -> Form[SidView, None]:
+def focus_form(layer: int, all_layers: bool = False) -> Form[SidView, None]:
     """The prefill-only attention probe (its scores are on the completion)."""
     return Form(
         kind="focus",
@@ -105,7 +105,7 @@ def focus_form(layer: int) -> Form[SidView, None]:
         fallback=lambda view: None,
         fields=lambda view: (),
         from_human=lambda values, view: None,
-        signals=Signals(attention=attention_query(layer)),
+        signals=Signals(attention=attention_query(layer, all_layers)),
         token_cap=lambda config: 1,
         cacheable=False,
         template="focus",
@@ -123,10 +123,10 @@ class SidForms:
         return {f.kind: f for f in (self.answer, self.revise, self.revise_kept, self.focus)}
 
 
-def sid_forms(cap: int, layer: int, *, measured: bool) -> SidForms:
+def sid_forms(cap: int, layer: int, *, measured: bool, all_layers: bool = False) -> SidForms:
     return SidForms(
         answer=reply_form("answer", "your answer", "answer", cap, measured=measured),
         revise=reply_form("revise", "your updated answer", "revise", cap, measured=measured),
         revise_kept=reply_form("revise_kept", "your updated answer", "revise_kept", cap, measured=measured),
-        focus=focus_form(layer),
+        focus=focus_form(layer, all_layers),
     )

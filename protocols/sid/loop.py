@@ -21,9 +21,10 @@ before each revision batch:
    ``sid_c``, ``no_expand``) every model recipient is first probed (one
    batch of prefill-only attention requests): the others' answers, placed
    after the focus instruction, are scored token by token, the top ``rho``
-   kept, widened to clauses unless ``widen`` is off or the variant is
-   ``no_expand``, merged, and that text replaces the others' answers in its
-   prompt (``ContextCompressed``: the spans kept, by character offsets in the
+   kept, widened to clauses (``clauses``: the paper's boundaries or the
+   code's) unless ``widen`` is off or the variant is ``no_expand``, merged,
+   and that text replaces the others' answers in its prompt
+   (``ContextCompressed``: the spans kept, by character offsets in the
    scored text). A person reads the others' answers whole; their own answer
    is compressed for the others like anyone's.
 3. **The end.** The majority of the last round's answers (ties: the
@@ -46,7 +47,7 @@ from debate_core.events.records import EndReason
 from debate_core.kernel.endings import single
 from debate_core.kernel.forms import FormResult
 from debate_core.kernel.parallel_debate import parallel_debate
-from protocols.sid.compression import SEPARATORS, compress
+from protocols.sid.compression import BOUNDARIES, compress
 from protocols.sid.events import ContextCompressed
 from protocols.sid.state import COMPRESSING, GATED, Council
 from protocols.sid.views import Reply
@@ -122,7 +123,7 @@ def _compress(council: Council) -> Iterator[ContextCompressed]:
         scores = completion.attention if completion is not None else None
         if scores is None:
             continue  # a backend that answered without scores (it declared the capability): nothing is compressed
-        kept = compress(scores.text, scores.tokens, params.rho, expand=expand, separators=SEPARATORS)
+        kept = compress(scores.text, scores.tokens, params.rho, expand=expand, boundaries=BOUNDARIES[params.clauses])
         yield table.emit(
             ContextCompressed,
             agent=name,
@@ -134,4 +135,5 @@ def _compress(council: Council) -> Iterator[ContextCompressed]:
             ratio=kept.ratio,
             top_p=params.rho,
             layer=scores.layer,
+            all_layers=scores.all_layers,
         )

@@ -13,9 +13,13 @@ each overridable from a configuration's ``params`` (``--param KEY=VALUE``):
   gates on ``classifier`` (a trained gate, ``python -m experiments
   train-gate``) with ``tau`` (0.9, the paper; the code used 0.544);
 * ``rho`` (0.4, the code's ``attn_topp``): the fraction of the others'
-  tokens a recipient keeps; ``layer`` (-1: the last, as the code; the paper
-  takes every layer); ``widen`` (true): stretch kept tokens to their clauses
-  (the ``no_expand`` variant turns it off);
+  tokens a recipient keeps; ``layers`` (``all``): a token's attention score
+  is its maximum over every layer and head (Eq. 5) or, with ``one``, over the
+  heads of layer ``layer`` (-1: the last, as the authors' code); ``widen`` (true): stretch kept tokens to their clauses
+  (the ``no_expand`` variant turns it off); ``clauses`` (``paper``): where a
+  widened token's unit ends: ``paper`` (commas, periods and the other
+  sentence marks, line breaks, coordinating conjunctions: §4.2, App. C.1) or
+  ``code`` (the authors' code's ``. ! ? ;`` and line breaks);
 * ``answer_tokens`` (512): the cap of an answer (the code's 1,024 is slow on a CPU).
 
 The variant chooses which signals are used (``mad``, ``compress``,
@@ -43,6 +47,12 @@ class SidParams(ProtocolParams):
     classifier: str | None = Field(None, max_length=500, description="sid_c: the trained gate (JSON)")
     tau: float = Field(0.9, ge=0.0, le=1.0, description="sid_c: exit iff the classifier's P(right) >= tau")
     rho: float = Field(0.4, ge=0.0, le=1.0, description="fraction of the others' tokens a recipient keeps")
-    layer: int = Field(-1, ge=-200, le=200, description="the attention layer (-1: the last)")
+    layers: Literal["all", "one"] = Field(
+        "all", description="attention scores: the maximum over every layer (Eq. 5), or one layer (the code's)"
+    )
+    layer: int = Field(-1, ge=-200, le=200, description="with layers=one: the attention layer (-1: the last)")
     widen: bool = Field(True, description="stretch kept tokens to their clauses")
+    clauses: Literal["paper", "code"] = Field(
+        "paper", description="clause boundaries: commas, periods, conjunctions (paper) or . ! ? ; (the code's)"
+    )
     answer_tokens: int = Field(512, ge=16, le=8_192, description="token cap of an answer")

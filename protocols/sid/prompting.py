@@ -28,9 +28,10 @@ FOCUS = ("### FOCUS INSTRUCTION ###", "### END FOCUS ###")
 OTHERS = ("### OTHER AGENTS ANSWERS ###", "### END OTHER AGENTS ###")
 
 
-def attention_query(layer: int) -> AttentionQuery:
-    """The probe's query: the others' answers scored by their attention to the focus instruction."""
-    return AttentionQuery(rows=OTHERS, cols=FOCUS, layer=layer)
+def attention_query(layer: int, all_layers: bool = False) -> AttentionQuery:
+    """The probe's query: the others' answers scored by their attention to the focus instruction (in ``layer``,
+    or the maximum over every layer)."""
+    return AttentionQuery(rows=OTHERS, cols=FOCUS, layer=layer, all_layers=all_layers)
 
 
 @cache

@@ -83,7 +83,9 @@ class SidProtocol(Protocol):
 
     def forms(self) -> Mapping[str, Form[Any, Any]]:
         params = self.settings
-        return sid_forms(params.answer_tokens, params.layer, measured=self.variant in GATED).by_kind()
+        return sid_forms(
+            params.answer_tokens, params.layer, measured=self.variant in GATED, all_layers=params.layers == "all"
+        ).by_kind()
 
     def requirements(self) -> tuple[Requirement, ...]:
         needs = []
@@ -109,5 +111,7 @@ class SidProtocol(Protocol):
 
     def run(self, table: Table) -> Iterator[Event]:
         params = self.settings
-        forms = sid_forms(params.answer_tokens, params.layer, measured=self.variant in GATED)
+        forms = sid_forms(
+            params.answer_tokens, params.layer, measured=self.variant in GATED, all_layers=params.layers == "all"
+        )
         yield from debate(Council(table, params, self.variant, forms, self.model))

@@ -194,6 +194,8 @@ def reading_html(view: DebateView) -> str:
     for reading in view.readings:
         unread = reading.source_tokens * (1 - reading.ratio)
         layer = f", layer {reading.layer}" if reading.layer is not None else ""
+        if reading.all_layers and reading.layer is not None:
+            layer = f", layers 0-{reading.layer}"
         head = (
             f"{name_html(view, reading.agent)} kept <b>{100 * reading.ratio:.0f}%</b> of the others' text "
             f"(rho = {reading.top_p:g}{layer}) · ≈{unread:.0f} of {reading.source_tokens} tokens not read"

@@ -2,16 +2,22 @@
 
 What it does: ``sid_debates(store, runs, systems)`` folds every finished debate
 of a ``sid/...`` system into a ``SidDebate`` (its question, whether it was
-right, whether it ended early, the tokens the backend computed, the first
+right, whether it ended early, the tokens the backend computed, split into
+the debate's own (the prompt and generated tokens of every answer and
+revision, each utterance's ``generation``) and the attention probes'
+prefill (the rest: the probes are the only other requests), the first
 measured answer's gate score and whether that answer was right, the mean
 fraction of the others' text the recipients kept). ``section(debates,
 systems)`` writes the report's markdown:
 
 * per system: accuracy with n and a 95% Wilson interval, the **token ratio
-  against ``sid/mad``** (mean total tokens, prompt and generated, over the
-  questions both ran, divided by MAD's on the same questions, as the paper's
-  Table 3), the early-exit rate and the accuracy of the exits, and the kept
-  fraction of the others' text;
+  against ``sid/mad``** as the paper's Table 3 counts it (the debate's own
+  prompt and generated tokens, summed over the questions both ran, over
+  MAD's on the same questions: the authors' code counts the agents'
+  conversations, never the probe's forward pass), the probes' prefill in a
+  column of its own (mean per debate) and the ratio with it, the early-exit
+  rate and the accuracy of the exits, and the kept fraction of the others'
+  text;
 * a histogram of the gate statistic (the first answer's score: max(NLL max,
   entropy max) for the ``alpha`` rule) for right and for wrong first answers,
   each question counted once, with the threshold, as a table here and a
@@ -48,7 +54,8 @@ class SidDebate:
     question_key: str
     correct: bool
     early_exit: bool
-    tokens: int
+    tokens: int  # everything the backend computed: the debate's tokens and the probes' prefill
+    debate_tokens: int | None = None  # the answers' and revisions' prompt and generated tokens (the paper's count)
     gate_score: float | None = None
     gate_threshold: float | None = None
     gate_rule: str = ""
@@ -68,6 +75,7 @@ def sid_debates(store: Store, runs: Sequence[RunRecord], systems: Sequence[str])
             answer = (said.structured or {}).get("answer") if said is not None else None
             first_right = is_correct(answer if isinstance(answer, str) else None, start.config.question.answer)
         ratios = [e.ratio for e in events if isinstance(e, ContextCompressed)]
+        spoken = [e.generation for e in events if isinstance(e, UtteranceGenerated)]
         found.append(
             SidDebate(
                 system=run.condition,
@@ -75,6 +83,7 @@ def sid_debates(store: Store, runs: Sequence[RunRecord], systems: Sequence[str])
                 correct=bool(end.correct),
                 early_exit=end.reason == EndReason.EARLY_EXIT,
                 tokens=end.stats.prompt_tokens + end.stats.generated_tokens,
+                debate_tokens=sum(g.prompt_tokens + g.completion_tokens for g in spoken),
                 gate_score=measured.score if measured is not None else None,
                 gate_threshold=measured.threshold if measured is not None else None,
                 gate_rule=measured.rule if measured is not None else "",
@@ -85,10 +94,23 @@ def sid_debates(store: Store, runs: Sequence[RunRecord], systems: Sequence[str])
     return found
 
 
-def token_ratio(debates: Sequence[SidDebate], system: str) -> float | None:
-    """Mean tokens of ``system`` over MAD's on the questions both ran (None without MAD)."""
-    base = {d.question_key: d.tokens for d in debates if d.system == BASE}
-    pairs = [(d.tokens, base[d.question_key]) for d in debates if d.system == system and d.question_key in base]
+def debate_tokens(debate: SidDebate) -> int:
+    """The paper's count: the debate's own prompt and generated tokens (all of them for a debate stored without
+    the split)."""
+    return debate.debate_tokens if debate.debate_tokens is not None else debate.tokens
+
+
+def probe_tokens(debate: SidDebate) -> int:
+    """The attention probes' prefill: what the backend computed beyond the debate's own tokens."""
+    return debate.tokens - debate_tokens(debate)
+
+
+def token_ratio(debates: Sequence[SidDebate], system: str, *, probes: bool = False) -> float | None:
+    """``system``'s tokens over MAD's on the questions both ran (None without MAD): the debate's own (the paper's
+    count), or with ``probes`` everything the backend computed, the probes' prefill included."""
+    count = (lambda d: d.tokens) if probes else debate_tokens
+    base = {d.question_key: count(d) for d in debates if d.system == BASE}
+    pairs = [(count(d), base[d.question_key]) for d in debates if d.system == system and d.question_key in base]
     if not pairs or not sum(b for _, b in pairs):
         return None
     return sum(t for t, _ in pairs) / sum(b for _, b in pairs)
@@ -103,26 +125,37 @@ def section(debates: Sequence[SidDebate], systems: Sequence[str]) -> list[str]:
         "",
         "## SID: accuracy and cost in the shape of the paper's Table 3",
         "",
-        "| system | accuracy (n, 95% CI) | token ratio vs sid/mad | early exits | exits right | kept of others' text |",
-        "|---|---|---|---|---|---|",
+        "| system | accuracy (n, 95% CI) | token ratio vs sid/mad | probe prefill per debate "
+        "| ratio with the probes | early exits | exits right | kept of others' text |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for system in present:
         mine = [d for d in debates if d.system == system]
         accuracy = Accuracy(sum(d.correct for d in mine), len(mine))
-        ratio = token_ratio(debates, system)
+        ratio, with_probes = token_ratio(debates, system), token_ratio(debates, system, probes=True)
         exits = [d for d in mine if d.early_exit]
         kept = [d.kept for d in mine if d.kept is not None]
+        probe = statistics.fmean(probe_tokens(d) for d in mine)
         lines.append(
-            f"| {system} | {accuracy} | {f'{ratio:.2f}' if ratio is not None else '-'} "
+            f"| {system} | {accuracy} | {_ratio(ratio)} | {f'{probe:,.0f}' if probe else '-'} | {_ratio(with_probes)} "
             f"| {len(exits)}/{len(mine)} | {f'{sum(d.correct for d in exits)}/{len(exits)}' if exits else '-'} "
             f"| {f'{100 * statistics.fmean(kept):.0f}%' if kept else '-'} |"
         )
     lines += [
         "",
+        "The token ratio counts what the paper counts: the prompt and generated tokens of every answer and "
+        "revision, summed over the questions both systems ran, over MAD's. The attention probes' prefill (one "
+        "forward pass per recipient per compressed round, no token generated) is the column beside it, and the "
+        "ratio with it the last cost column.",
+        "",
         "The paper (MMLU-Pro, Llama-3.1-8B): MAD 39.50 / 1.00; + compression 41.67 / 0.73; + compression + early "
         "exit 46.83 / 0.53; without semantic preservation 34.50 / 0.46.",
     ]
     return lines + histogram_lines(debates)
+
+
+def _ratio(value: float | None) -> str:
+    return f"{value:.2f}" if value is not None else "-"
 
 
 def _gated(debates: Sequence[SidDebate]) -> list[SidDebate]:

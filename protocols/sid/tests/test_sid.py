@@ -6,20 +6,16 @@ from __future__ import annotations
 import json
 import math
 import threading
-import time
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from debate_core import AgentSpec, Debate, DebateConfig, HumanChannel, HumanSeat, ScriptedBackend, SeatKind
-from debate_core.backends.base import Capability, ScoredSpan
+from debate_core.backends.base import Capability
 from debate_core.backends.scripted import SCRIPTED_VOCAB_SIZE, ScriptedReply, scripted_tokens
 from debate_core.errors import CapabilityError, ConfigError
 from debate_core.events import EndReason, SignalsMeasured, UtteranceGenerated
 from debate_core.events.records import TokenStats
 from protocols.sid import gate
-from protocols.sid.compression import SEPARATORS, compress, keep_top, merge, widen
 from protocols.sid.demo import SidDemo
 from protocols.sid.events import ContextCompressed
 from tests.conftest import HANG_GUARD_S, QUESTION, of_type
@@ -75,78 +71,6 @@ def test_the_calibrated_gate_reads_a_trained_classifiers_probability(tmp_path):
     path.write_text('{"features": ["x"], "mean": [], "scale": [], "layers": []}', encoding="utf-8")
     with pytest.raises(ConfigError, match="not a trained gate"):
         gate.GateModel.load(str(path))
-
-
-# -- compression on hand-made attention --------------------------------------------------------------------------
-TEXT = "Chris: It is A. Oxygen feeds fire; fire needs air.\nJenny: It is B, since nitrogen is most of the air."
-
-
-def scored(hot: dict[str, float]) -> list[ScoredSpan]:
-    """Whitespace tokens of ``TEXT``, scored 0.1 unless named in ``hot``."""
-    spans, at = [], 0
-    for word in TEXT.split():
-        start = TEXT.index(word, at)
-        at = start + len(word)
-        spans.append(ScoredSpan(start, at, hot.get(word, 0.1)))
-    return spans
-
-
-def test_the_top_fraction_of_tokens_is_kept_ties_going_to_the_earlier():
-    tokens = scored({"nitrogen": 0.9, "Oxygen": 0.8, "fire;": 0.8})
-    assert [TEXT[t.start : t.end] for t in keep_top(tokens, 0.1)] == ["Oxygen", "nitrogen"]  # n = floor(21 * 0.1)
-    assert len(keep_top(tokens, 0.0)) == 0 and len(keep_top(tokens, 0.01)) == 1  # at least one
-    assert [TEXT[t.start : t.end] for t in keep_top(tokens, 0.15)] == ["Oxygen", "fire;", "nitrogen"]
-
-
-def test_kept_tokens_widen_to_their_clauses_and_overlaps_merge():
-    start = TEXT.index("nitrogen")
-    # the code's separators (. ! ? ; and line breaks, not commas): back to the line's start
-    assert TEXT[slice(*widen(TEXT, (start, start + 8)))] == "Jenny: It is B, since nitrogen is most of the air."
-    oxygen = TEXT.index("Oxygen")
-    assert TEXT[slice(*widen(TEXT, (oxygen, oxygen + 6)))] == " Oxygen feeds fire;"
-    assert merge([(5, 9), (0, 3), (8, 12), (12, 14), (20, 22)]) == [(0, 3), (5, 14), (20, 22)]
-
-
-def test_compression_keeps_whole_clauses_or_bare_tokens_without_widening():
-    tokens = scored({"nitrogen": 0.9, "Oxygen": 0.8})
-    widened = compress(TEXT, tokens, 0.1)
-    assert widened.text == "… Oxygen feeds fire; … Jenny: It is B, since nitrogen is most of the air."
-    assert [TEXT[s:e] for s, e in widened.spans] == [
-        "Oxygen feeds fire;", "Jenny: It is B, since nitrogen is most of the air.",
-    ]  # fmt: skip
-    bare = compress(TEXT, tokens, 0.1, expand=False)
-    assert bare.text == "… Oxygen … nitrogen …" and bare.ratio < widened.ratio
-    assert (bare.kept_tokens, bare.tokens) == (2, 21)
-
-
-def _walked(text: str, span: tuple[int, int]) -> tuple[int, int]:
-    """The clause around ``span`` by walking the text character by character (the authors' code)."""
-    start, end = span
-    while start > 0 and text[start - 1] not in SEPARATORS:
-        start -= 1
-    while end < len(text) and (end == start or text[end - 1] not in SEPARATORS):
-        end += 1
-    return start, end
-
-
-@settings(max_examples=300, deadline=None, derandomize=True)
-@given(data=st.data(), text=st.text(alphabet=st.sampled_from("ab .;\n!。"), max_size=40))
-def test_widening_by_binary_search_finds_the_clause_the_authors_walk_finds(data, text):
-    start = data.draw(st.integers(0, len(text)))
-    end = data.draw(st.integers(start, len(text)))
-    assert widen(text, (start, end)) == _walked(text, (start, end))
-
-
-@pytest.mark.parametrize("kilobytes", [50, 200])
-def test_an_answer_of_one_long_clause_is_compressed_in_linear_time(kilobytes):
-    """Every token of a clause used to walk the whole clause: 40 KB took 72 s; now it takes milliseconds."""
-    text = "word " * (kilobytes * 1024 // 5) + "The answer is (B)."
-    tokens = [ScoredSpan(s.start, s.end, (i * 7919 % 1000) / 1000) for i, s in enumerate(scripted_tokens(text))]
-    began = time.perf_counter()
-    kept = compress(text, tokens, 0.4)
-    elapsed = time.perf_counter() - began
-    assert kept.spans == ((0, len(text)),) and kept.ratio == 1.0  # one clause, kept whole
-    assert elapsed < 5.0, f"{kilobytes} KB took {elapsed:.1f} s"  # about 0.05 s on a busy two-core machine
 
 
 # -- the flow of every variant ---------------------------------------------------------------------------------
@@ -253,6 +177,34 @@ def test_compression_gives_each_recipient_the_kept_text_of_the_others():
     assert all(piece in alex.kept_text for piece in kept)
     revise = next(r for r in script.requests if r.kind == "revise_kept" and r.agent == "Alex").messages[-1].content
     assert alex.kept_text in revise and "other agents' answers:" not in revise
+
+
+def test_the_probe_asks_every_layer_by_default_and_one_layer_with_layers_one():
+    every = Recording(config("compress"))
+    events = run(config("compress"), every)
+    assert all(r.signals.attention.all_layers for r in every.requests if r.kind == "focus")
+    assert all(e.all_layers and e.layer == 3 for e in of_type(events, ContextCompressed))  # the scripted 4 layers
+    one = Recording(config("compress", layers="one", layer=-2))
+    events = run(config("compress", layers="one", layer=-2), one)
+    assert all(not r.signals.attention.all_layers for r in one.requests if r.kind == "focus")
+    assert all(not e.all_layers and e.layer == 2 for e in of_type(events, ContextCompressed))
+
+
+def test_the_clause_boundaries_are_the_papers_unless_clauses_code():
+    """The long demo answers' restatements have commas and "or": the paper's units are shorter, so less is kept."""
+    paper_cfg, code_cfg = config("compress"), config("compress", clauses="code")
+    paper = of_type(run(paper_cfg, SidDemo(paper_cfg, restatements=5).reply), ContextCompressed)
+    code = of_type(run(code_cfg, SidDemo(code_cfg, restatements=5).reply), ContextCompressed)
+    assert all(p.ratio < 0.6 and c.ratio > 0.99 for p, c in zip(paper, code, strict=True))  # 0.57 and 1.00
+
+
+def test_long_demo_answers_restate_their_check():
+    demo = SidDemo(config("compress"), restatements=3)
+    request = Recording(config("compress"))
+    run(config("compress"), request)
+    first = next(r for r in request.requests if r.kind == "answer")
+    text = demo.reply(first).text
+    assert text.count("I look at it once more") == 3 and text.rstrip().endswith("The answer is (B).")
 
 
 def test_no_expand_keeps_bare_tokens_and_sid_does_both():

@@ -193,7 +193,7 @@ def test_the_kept_spans_are_marked_at_their_offsets_and_the_dropped_text_greyed(
         assert [(int(s), int(e)) for s, e, _ in marks] == [tuple(span) for span in reading.kept_spans]
         assert [html.unescape(m) for _, _, m in marks] == [reading.source_text[s:e] for s, e in reading.kept_spans]
         assert shown_text(drawn) == reading.source_text.strip()  # nothing lost or added between the pieces
-        assert f"kept {100 * reading.ratio:.0f}% of the others' text (rho = 0.4, layer 3)" in text(drawn)
+        assert f"kept {100 * reading.ratio:.0f}% of the others' text (rho = 0.4, layers 0-3)" in text(drawn)  # Eq. 5
         assert " open>" in drawn  # the latest round is open
     alex = reading_of(page, "Alex", 2)
     if variant == "no_expand":  # bare tokens: text is dropped between them
