@@ -135,3 +135,35 @@ def test_policies_as_systems_with_parameter_overrides_in_one_report(tmp_path):
     cost = lambda line: float(line.split("|")[3].split("(")[0].replace(",", ""))  # noqa: E731
     assert cost(concise) < cost(generic)
     assert (tmp_path / "report" / "handraiser-tau-sweep.html").exists()
+
+
+def test_a_separate_model_writes_the_positions_that_the_trees_debates_argue(tmp_path):
+    import argparse
+
+    from debate_core.backends.factory import BackendSpec
+    from debate_core.backends.model_for import SeatBackends
+    from protocols.handraiser.study.positions import pool_key, position_pool, positions_backend, positions_label
+
+    def writer(request):  # the large model of the paper's §4.1, scripted
+        return '{"option": "C"}' if request.kind == "confusing" else f"The writer's case ({request.kind})."
+
+    spec = TreeSpec(experiment_id="tree", cases=1, rollouts=1, max_nodes=1, positions_model="scripted:writer-405b")
+    store = Store(tmp_path / "p.sqlite3")
+    try:
+        pool = position_pool(store, ScriptedBackend(writer, model_id="writer-405b"), ITEMS[:1], seed=spec.seed)
+        assert store.experiments.pool(pool_key("writer-405b", 0, 0.0), [ITEMS[0].key])  # keyed by the writer
+        (positions,) = pool.values()
+        assert positions.wrong == "C" and positions.correct_explanation == "The writer's case (explain)."
+        s = TreeSampler(spec, store, demo(spec.config(ITEMS[0], None)), ITEMS[:1], positions=pool, per_debate=demo)
+        s.run()
+        started = store.events(spec.debate_id(ITEMS[0].key, "root"))[0]
+        briefs = {agent.role: agent.brief for agent in started.config.agents}
+        assert "The writer's case (explain)." in (briefs["pro"], briefs["con"])
+    finally:
+        store.close()
+    args = argparse.Namespace(backend="transformers", positions_model="scripted:writer-405b")
+    assert positions_label(args) == "scripted:writer-405b"
+    seats = SeatBackends(BackendSpec("transformers"))
+    made = positions_backend(args, seats, demo(spec.config(ITEMS[0], None)), spec.config(ITEMS[0], None))
+    assert made.model_id == "writer-405b"
+    assert positions_label(argparse.Namespace(backend="transformers", positions_model=None)) == ""
