@@ -14,12 +14,15 @@ the threshold, whether it passed, and the rule in words) for a
   max(NLL max / 2.5, entropy max / 3.0) against 1.0, so one number says how
   far from passing it was;
 * ``calibrated`` (``SID-c``): a small classifier's probability that the
-  answer is right, from (NLL max, entropy max, NLL average, entropy
-  average), passed iff >= tau (0.9). The classifier is a ``GateModel``: the
+  answer is right, passed iff >= tau (0.9). It reads one of two feature
+  sets (``FEATURE_SETS``): ``u``, the paper's confidence vector U (§4.1:
+  NLL and entropy, each aggregated as average, max, first and penultimate,
+  eight numbers), or ``code``, the authors' code's four (NLL max, entropy
+  max, NLL average, entropy average). The classifier is a ``GateModel``: the
   weights of a small multilayer perceptron (``protocols.sid.study.train_gate``
-  trains it with scikit-learn and saves them as JSON), evaluated here in
-  plain Python, so nothing is unpickled and scikit-learn is not needed to
-  debate.
+  trains it with scikit-learn and saves them as JSON with the names of the
+  features it reads), evaluated here in plain Python, so nothing is
+  unpickled and scikit-learn is not needed to debate.
 
 What it does not do: measure signals (backends do) or end the debate (``loop``).
 """
@@ -37,7 +40,13 @@ from debate_core.errors import ConfigError
 from debate_core.events.records import TokenStats
 
 FIXED_NLL_MAX, FIXED_ENT_MAX = 2.5, 3.0
-FEATURES = ("nll_max", "ent_max", "nll_avg", "ent_avg")
+# the paper's U (§4.1: "four for entropy and four for NLL", each average, max, first, penultimate)
+U_FEATURES = (
+    "nll_avg", "nll_max", "nll_first", "nll_penultimate", "ent_avg", "ent_max", "ent_first", "ent_penultimate",
+)  # fmt: skip
+CODE_FEATURES = ("nll_max", "ent_max", "nll_avg", "ent_avg")  # the authors' code's SID-c (its ``vector_4d``)
+FEATURE_SETS = {"u": U_FEATURES, "code": CODE_FEATURES}
+FEATURES = U_FEATURES  # the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +57,18 @@ class Verdict:
     rule: str
 
 
-def features(stats: TokenStats) -> tuple[float, ...]:
-    """What the calibrated gate reads, in ``FEATURES`` order."""
-    return tuple(float(getattr(stats, name)) for name in FEATURES)
+def features(stats: TokenStats, names: Sequence[str] = FEATURES) -> tuple[float, ...]:
+    """What the calibrated gate reads, in the order of ``names`` (a ``FEATURE_SETS`` value; the paper's U)."""
+    return tuple(float(getattr(stats, name)) for name in names)
+
+
+def feature_set(names: Sequence[str]) -> str:
+    """The name (``u``, ``code``) of the feature set ``names``; ValueError for any other list."""
+    for name, known in FEATURE_SETS.items():
+        if tuple(names) == known:
+            return name
+    raise ValueError(f"features {list(names)} are neither the paper's U {list(U_FEATURES)} nor the code's "
+                     f"{list(CODE_FEATURES)}")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,6 +79,16 @@ class GateModel:
     scale: tuple[float, ...]
     layers: tuple[tuple[tuple[tuple[float, ...], ...], tuple[float, ...]], ...]
     source: str = ""
+    features: tuple[str, ...] = FEATURES  # the names of what it reads, in order
+
+    @property
+    def feature_set(self) -> str:
+        """``u`` (the paper's U) or ``code`` (the authors' four)."""
+        return feature_set(self.features)
+
+    def verdict_of(self, stats: TokenStats) -> float:
+        """P(right) of the answer whose statistics are ``stats``."""
+        return self.probability(features(stats, self.features))
 
     def probability(self, x: Sequence[float]) -> float:
         values = [(v - m) / s if s else v - m for v, m, s in zip(x, self.mean, self.scale, strict=True)]
@@ -73,7 +101,8 @@ class GateModel:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "features": list(FEATURES),
+            "features": list(self.features),
+            "feature_set": self.feature_set,
             "mean": list(self.mean),
             "scale": list(self.scale),
             "layers": [{"weights": [list(row) for row in w], "biases": list(b)} for w, b in self.layers],
@@ -83,8 +112,8 @@ class GateModel:
     def from_json(cls, data: Any, source: str = "") -> GateModel:
         """The model in ``data`` (what ``to_json`` wrote); raises ``ConfigError`` on anything else."""
         try:
-            if list(data["features"]) != list(FEATURES):
-                raise ValueError(f"features {data['features']} are not {list(FEATURES)}")
+            names = tuple(str(name) for name in data["features"])
+            feature_set(names)
             mean = tuple(float(v) for v in data["mean"])
             scale = tuple(float(v) for v in data["scale"])
             layers = tuple(
@@ -94,16 +123,16 @@ class GateModel:
                 )
                 for layer in data["layers"]
             )
-            widths = len(FEATURES)
+            widths = len(names)
             for weights, biases in layers:
                 if len(weights) != widths or any(len(row) != len(biases) for row in weights):
                     raise ValueError("layer shapes do not chain")
                 widths = len(biases)
-            if widths != 1 or len(mean) != len(FEATURES) or len(scale) != len(FEATURES) or not layers:
-                raise ValueError("the model must map 4 features to 1 output")
+            if widths != 1 or len(mean) != len(names) or len(scale) != len(names) or not layers:
+                raise ValueError(f"the model must map its {len(names)} features to 1 output")
         except (KeyError, TypeError, ValueError) as error:
             raise ConfigError(f"the gate classifier {source or ''} is not a trained gate: {error}") from None
-        return cls(mean, scale, layers, source)
+        return cls(mean, scale, layers, source, names)
 
     @classmethod
     def load(cls, path: str) -> GateModel:
@@ -113,10 +142,6 @@ class GateModel:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
             raise ConfigError(f"cannot read the gate classifier {file}: {error}") from None
         return cls.from_json(data, str(file))
-
-
-def _matrix(rows: Any) -> tuple[tuple[float, ...], ...]:
-    return tuple(tuple(float(v) for v in row) for row in rows)
 
 
 def check(
@@ -142,6 +167,6 @@ def check(
     if rule == "calibrated":
         if model is None:
             raise ValueError("the calibrated rule needs a trained gate classifier")
-        score = model.probability(features(stats))
-        return Verdict(score, tau, score >= tau, f"classifier P(right) >= {tau:g}")
+        score = model.verdict_of(stats)
+        return Verdict(score, tau, score >= tau, f"classifier P(right) >= {tau:g} ({model.feature_set} features)")
     raise ValueError(f"unknown gate rule {rule!r}")

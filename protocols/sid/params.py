@@ -11,7 +11,10 @@ each overridable from a configuration's ``params`` (``--param KEY=VALUE``):
   for general-purpose models, 1.0 for reasoning models) or ``fixed`` (the
   code's SID-v: NLL max < 2.5 and entropy max < 3.0); the ``sid_c`` variant
   gates on ``classifier`` (a trained gate, ``python -m experiments
-  train-gate``) with ``tau`` (0.9, the paper; the code used 0.544);
+  train-gate``) with ``tau`` (0.9, the paper; the code used 0.544), reading
+  ``gate_features`` (``u``: the paper's eight-number confidence vector U;
+  ``code``: the authors' code's four), which must be what the gate file
+  was trained on;
 * ``rho`` (0.4, the code's ``attn_topp``): the fraction of the others'
   tokens a recipient keeps; ``layers`` (``all``): a token's attention score
   is its maximum over every layer and head (Eq. 5) or, with ``one``, over the
@@ -46,6 +49,9 @@ class SidParams(ProtocolParams):
     alpha: float = Field(0.5, gt=0.0, le=10.0, description="the alpha rule's factor of ln|V|")
     classifier: str | None = Field(None, max_length=500, description="sid_c: the trained gate (JSON)")
     tau: float = Field(0.9, ge=0.0, le=1.0, description="sid_c: exit iff the classifier's P(right) >= tau")
+    gate_features: Literal["u", "code"] = Field(
+        "u", description="sid_c reads the paper's 8-number U (u) or the code's 4 features (code)"
+    )
     rho: float = Field(0.4, ge=0.0, le=1.0, description="fraction of the others' tokens a recipient keeps")
     layers: Literal["all", "one"] = Field(
         "all", description="attention scores: the maximum over every layer (Eq. 5), or one layer (the code's)"

@@ -67,6 +67,13 @@ class SidProtocol(Protocol):
         self.model: gate.GateModel | None = None
         if variant == "sid_c" and self.settings.classifier:
             self.model = gate.GateModel.load(self.settings.classifier)  # a broken file fails here, before a debate
+            if self.model.feature_set != self.settings.gate_features:
+                raise ConfigError(
+                    f"the gate {self.settings.classifier} reads the {self.model.feature_set} features "
+                    f"({', '.join(self.model.features)}), not gate_features={self.settings.gate_features}: "
+                    f"set gate_features={self.model.feature_set} or train a gate with "
+                    f"--features {self.settings.gate_features}"
+                )
 
     def assign_roles(self, config: DebateConfig) -> dict[str, str]:
         if self.variant == "sid_c" and self.model is None:

@@ -1,13 +1,17 @@
 """``python -m experiments train-gate``: train SID's calibrated early-exit gate (SID-c) on stored debates.
 
-    python -m experiments train-gate --experiment held-out --out gates/smol.json [--hidden 8]
+    python -m experiments train-gate --experiment held-out --out gates/smol.json [--hidden 8] [--features u|code]
 
 What it does: reads the finished debates of the named experiments (in the
 store) that measured their first answer (SID's gated variants record a
 ``SignalsMeasured`` on every reply), and takes one example per debate: the
-first agent's first answer, its features (NLL max, entropy max, NLL
-average, entropy average: what the authors' code feeds its classifier) and
-whether that answer was right. It holds out a stratified ``--held-out``
+first agent's first answer, its features and whether that answer was
+right. ``--features u`` (the default) reads the paper's confidence vector U
+(§4.1: NLL and entropy, each aggregated as average, max, first and
+penultimate); ``--features code`` the four the authors' code feeds its
+classifier (NLL max, entropy max, NLL average, entropy average). The gate
+file names its features (``sid_c`` refuses a file whose features are not its
+``gate_features``). It holds out a stratified ``--held-out``
 share, trains a small multilayer perceptron (scikit-learn's
 ``MLPClassifier``, ReLU, ``--hidden`` units, inputs standardised) on the
 rest, and writes its weights as JSON (``gate.GateModel``: evaluated in plain
@@ -37,12 +41,14 @@ from debate_core.events import DebateStarted, SignalsMeasured, UtteranceGenerate
 from debate_core.kernel.endings import is_correct
 from experiments.extensions import Command
 from experiments.workers import ExperimentError, finished_debates
-from protocols.sid.gate import FEATURES, GateModel, features
+from protocols.sid.gate import FEATURE_SETS, FEATURES, GateModel, features
 from storage import Store
 
 
-def examples(store: Store, experiments: Sequence[str]) -> list[tuple[tuple[float, ...], bool]]:
-    """(features, right) of each finished debate's first measured answer, in the named experiments."""
+def examples(
+    store: Store, experiments: Sequence[str], names: Sequence[str] = FEATURES
+) -> list[tuple[tuple[float, ...], bool]]:
+    """(features ``names``, right) of each finished debate's first measured answer, in the named experiments."""
     found = []
     for experiment in experiments:
         if store.experiments.get(experiment) is None:
@@ -56,7 +62,7 @@ def examples(store: Store, experiments: Sequence[str]) -> list[tuple[tuple[float
             answer = (said.structured or {}).get("answer") if said is not None else None
             right = is_correct(answer if isinstance(answer, str) else None, start.config.question.answer)
             if right is not None:
-                found.append((features(measured.stats), right))
+                found.append((features(measured.stats, names), right))
     return found
 
 
@@ -73,7 +79,13 @@ def _split(data: list[tuple[tuple[float, ...], bool]], share: float, seed: int) 
 
 
 def train(
-    data: list[tuple[tuple[float, ...], bool]], *, hidden: int, seed: int, held_out: float, tau: float
+    data: list[tuple[tuple[float, ...], bool]],
+    *,
+    hidden: int,
+    seed: int,
+    held_out: float,
+    tau: float,
+    names: Sequence[str] = FEATURES,
 ) -> tuple[GateModel, dict[str, Any]]:
     """The trained gate and its record (see the module docstring)."""
     from sklearn.neural_network import MLPClassifier
@@ -96,7 +108,7 @@ def train(
         for weights, biases in zip(classifier.coefs_, classifier.intercepts_, strict=True)
     )
     scale = tuple(float(s) if s else 1.0 for s in scaler.scale_)
-    model = GateModel(tuple(float(m) for m in scaler.mean_), scale, layers)
+    model = GateModel(tuple(float(m) for m in scaler.mean_), scale, layers, features=tuple(names))
 
     def scored(rows: list[Any]) -> dict[str, Any]:
         if not rows:
@@ -111,7 +123,8 @@ def train(
         }
 
     record = {
-        "features": list(FEATURES),
+        "features": list(names),
+        "feature_set": model.feature_set,
         "examples": len(data),
         "right": sum(r for _, r in data),
         "hidden": hidden,
@@ -132,15 +145,22 @@ def add_parser(commands: Any) -> None:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--held-out", type=float, default=0.25, help="held-out share per label (default 0.25)")
     run.add_argument("--tau", type=float, default=0.9, help="the exit threshold to report on (default 0.9)")
+    run.add_argument(
+        "--features",
+        choices=sorted(FEATURE_SETS),
+        default="u",
+        help="u: the paper's confidence vector U (8 numbers, the default); code: the authors' code's 4",
+    )
 
 
 def cmd_train_gate(args: argparse.Namespace, console: Console) -> int:
     store = Store(args.db)
     try:
-        data = examples(store, args.experiment)
+        data = examples(store, args.experiment, FEATURE_SETS[args.features])
     finally:
         store.close()
-    model, record = train(data, hidden=args.hidden, seed=args.seed, held_out=args.held_out, tau=args.tau)
+    names = FEATURE_SETS[args.features]
+    model, record = train(data, hidden=args.hidden, seed=args.seed, held_out=args.held_out, tau=args.tau, names=names)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({**model.to_json(), "record": record}, indent=1), encoding="utf-8")
@@ -148,7 +168,8 @@ def cmd_train_gate(args: argparse.Namespace, console: Console) -> int:
     summary = f"held-out accuracy {held['accuracy']:.2f} (n={held['n']})" if held["n"] else "nothing held out"
     console.print(
         f"gate trained on {record['train']['n']} of {record['examples']} first answers ({record['right']} right); "
-        f"{summary}; wrote {out} (use --variant sid_c --param classifier={out})",
+        f"{summary}; {args.features} features; wrote {out} (use --variant sid_c --param classifier={out}"
+        + (f" --param gate_features={args.features})" if args.features != "u" else ")"),
         markup=False,
         highlight=False,
     )

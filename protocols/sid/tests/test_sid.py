@@ -49,13 +49,13 @@ def test_the_fixed_gate_is_the_codes_constants():
     assert not verdict.passed and verdict.score == pytest.approx(2.0) and verdict.threshold == 1.0
 
 
-def _model(weight: float = -2.0, bias: float = 3.0) -> gate.GateModel:
-    """A one-layer gate: P(right) falls with NLL max (features are not rescaled)."""
+def _model(weight: float = -2.0, bias: float = 3.0, names: tuple[str, ...] = gate.FEATURES) -> gate.GateModel:
+    """A one-layer gate on ``names`` (the paper's U by default): P(right) falls with NLL max (not rescaled)."""
     data = {
-        "features": list(gate.FEATURES),
-        "mean": [0, 0, 0, 0],
-        "scale": [1, 1, 1, 1],
-        "layers": [{"weights": [[weight], [0.0], [0.0], [0.0]], "biases": [bias]}],
+        "features": list(names),
+        "mean": [0] * len(names),
+        "scale": [1] * len(names),
+        "layers": [{"weights": [[weight if n == "nll_max" else 0.0] for n in names], "biases": [bias]}],
     }
     return gate.GateModel.from_json(data, "test")
 
@@ -67,10 +67,25 @@ def test_the_calibrated_gate_reads_a_trained_classifiers_probability(tmp_path):
     assert not gate.check(stats(nll_max=1.0), "calibrated", model=model, tau=0.9).passed  # P = 0.73
     path = tmp_path / "gate.json"
     path.write_text(json.dumps(model.to_json()), encoding="utf-8")
-    assert gate.GateModel.load(str(path)).probability((0.1, 0, 0, 0)) == pytest.approx(confident.score)
+    loaded = gate.GateModel.load(str(path))
+    assert loaded.feature_set == "u" and loaded.probability((0, 0.1, 0, 0, 0, 0, 0, 0)) == pytest.approx(
+        confident.score
+    )
     path.write_text('{"features": ["x"], "mean": [], "scale": [], "layers": []}', encoding="utf-8")
     with pytest.raises(ConfigError, match="not a trained gate"):
         gate.GateModel.load(str(path))
+
+
+def test_the_calibrated_gate_reads_the_papers_eight_number_u_or_the_codes_four():
+    assert gate.FEATURES == gate.U_FEATURES and len(gate.U_FEATURES) == 8  # the paper's U: the default
+    assert gate.CODE_FEATURES == ("nll_max", "ent_max", "nll_avg", "ent_avg")  # the authors' vector_4d
+    u = stats(nll_max=0.1, ent_max=0.2, nll_avg=0.3, ent_avg=0.4)
+    assert gate.features(u) == (0.3, 0.1, 0.1, 0.1, 0.4, 0.2, 0.1, 0.1)
+    assert gate.features(u, gate.CODE_FEATURES) == (0.1, 0.2, 0.3, 0.4)
+    four = _model(names=gate.CODE_FEATURES)
+    assert four.feature_set == "code" and four.to_json()["feature_set"] == "code"
+    assert gate.check(u, "calibrated", model=four).score == gate.check(u, "calibrated", model=_model()).score
+    assert "(code features)" in gate.check(u, "calibrated", model=four).rule
 
 
 # -- the flow of every variant ---------------------------------------------------------------------------------
@@ -225,6 +240,11 @@ def test_sid_c_needs_a_trained_gate_and_gates_on_its_probability(tmp_path):
     first = of_type(events, SignalsMeasured)[0]
     assert first.passed and first.score == pytest.approx(1 / (1 + math.exp(-2.4))) and "classifier" in first.rule
     assert events[-1].reason == EndReason.EARLY_EXIT
+    path.write_text(json.dumps(_model(names=gate.CODE_FEATURES).to_json()), encoding="utf-8")
+    with pytest.raises(ConfigError, match="gate_features=code"):
+        Debate(config("sid_c", classifier=str(path)), ScriptedBackend(lambda r: ""))
+    code = config("sid_c", classifier=str(path), gate_features="code")
+    assert of_type(run(code, Recording(code, answer=calm)), SignalsMeasured)[0].passed
 
 
 def test_a_backend_without_the_signals_is_refused_before_the_debate():
