@@ -27,9 +27,8 @@ section and figures
 ``report.md``, the figures and ``debates.csv`` (one row per finished debate,
 its repeat, end reason and segmenter included).
 
-Tokens are what our backend computed, counted once. The paper's code also
-made a second, non-streamed call per streamed speech to read its usage, which
-doubled the British opening's tokens; expect ours to be lower for that reason.
+Tokens are what our backend computed, each call counted once (a protocol's
+section says where its paper counted otherwise).
 
 What it does not do: run debates (``compare``), draw figures itself, or know
 any protocol (the plugins' sections do).
@@ -311,9 +310,7 @@ def report_markdown(spec: CompareSpec, model_id: str, found: Sequence[Outcome]) 
     lines += repeats.section(found, spec.systems, spec.repeats)
     lines += [
         "",
-        "Tokens are what the backend computed, each call counted once (prompt tokens include cached ones). "
-        "The paper's code made a second, non-streamed call per streamed speech to read its usage, which "
-        "doubles the British opening's count there; expect lower British totals here for that reason.",
+        "Tokens are what the backend computed, each call counted once (prompt tokens include cached ones).",
         "",
     ]
     return "\n".join(lines)

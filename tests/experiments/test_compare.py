@@ -140,3 +140,4 @@ def test_free_form_answers_are_reported_exact_normalized_and_by_containment_and_
     assert "## Paired comparison on the same questions" in text
     assert "| parliament/cot vs parliament/british | 3 | 2 | 0 | +66.7 (+0.0 to +100.0) | 0.500 |" in text
     assert "Against the CoT control" in text  # the drift table stays
+    assert "doubles the British opening's count" in text  # Parliament's own note on its paper's token count

@@ -559,3 +559,10 @@ def test_the_critics_live_controls_refuse_a_point_too_long_or_saying_nothing_and
     assert channel.stance() == {}
     events = _critic_points(tmp_path, urgency=10**5_000, answer="B" * 3)  # no intent, odd values: nothing raised
     assert not of_type(events, Intervention)
+
+
+def test_the_paper_token_note_is_in_a_report_only_where_a_parliament_system_ran():
+    from protocols.parliament.study.report import report_section
+
+    assert report_section(None, [], ["sid/mad", "baselines/cot"]).lines == ()  # type: ignore[arg-type]
+    assert any("British opening" in line for line in report_section(None, [], ["parliament/british"]).lines)  # type: ignore[arg-type]
