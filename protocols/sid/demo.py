@@ -1,4 +1,4 @@
-"""SID's scripted scenario: the gate, the compression and the revisions with no model.
+r"""SID's scripted scenario: the gate, the compression and the revisions with no model.
 
 What it does: ``SidDemo(config).reply`` answers each request kind from a
 short script, so ``python -m debate_core run --protocol sid --backend
@@ -11,7 +11,10 @@ answer the prompt names most often (its own first among equals), so the
 majority comes round to the correct answer. The attention probe is the
 scripted backend's own (a fixed function of each token's text). With
 ``confident`` in the first agent's persona it answers with calm statistics,
-and the gate ends the debate at once.
+and the gate ends the debate at once. Answers are written in the format
+the prompts ask for ("The answer is (B).", or ``\boxed{...}`` where the
+prompt asks for MATH's) and read back whole, so a free-form LaTeX answer
+such as ``(3, \infty)`` is revised to as it was said.
 
 ``SidDemo(config, restatements=N)`` gives long answers: each first answer
 restates its check N times ("I look at it once more, hence each point
@@ -36,8 +39,21 @@ from dataclasses import dataclass
 from debate_core.backends.base import GenerationRequest
 from debate_core.backends.scripted import Output, ScriptByKind, ScriptedReply, scripted_tokens
 from debate_core.config import DebateConfig
+from protocols.sid.formats import last_boxed
 
-_NAMED = re.compile(r"answer is \(?([A-Za-z0-9]+)\)?", re.I)
+_NAMED = re.compile(r"answer is (?P<value>.+)$", re.I | re.M)
+_LETTER = re.compile(r"\(([A-Za-z])\)")
+
+
+def named(text: str) -> list[str]:
+    """The answers ``text``'s answer lines name, in order: a letter, a box's content or the free-form answer."""
+    found = []
+    for match in _NAMED.finditer(text):
+        value = match.group("value").strip().rstrip(".").strip()
+        boxed = last_boxed(value)
+        letter = _LETTER.fullmatch(value)
+        found.append(boxed if boxed is not None else letter.group(1).upper() if letter else value)
+    return [answer for answer in found if answer]
 
 
 RESTATEMENT = (
@@ -54,8 +70,11 @@ class SidDemo(ScriptByKind):
     def _me(self, request: GenerationRequest) -> str:
         return request.agent
 
-    def _labelled(self, answer: str) -> str:
-        return f"({answer})" if self.config.question.labels else answer
+    def _labelled(self, answer: str, request: GenerationRequest) -> str:
+        if self.config.question.labels:
+            return f"({answer})"
+        boxed = any("\\boxed" in message.content for message in request.messages)  # MATH's format asked for
+        return f"\\boxed{{{answer}}}" if boxed else answer
 
     def _answer(self, request: GenerationRequest) -> Output:
         names = self.config.agent_names
@@ -66,7 +85,7 @@ class SidDemo(ScriptByKind):
         restated = "".join(f" {RESTATEMENT}" for _ in range(self.restatements))
         text = (
             f"I look at what the question states and check each option against it.{restated} "
-            f"Only one option survives that check. The answer is {self._labelled(mine)}."
+            f"Only one option survives that check. The answer is {self._labelled(mine, request)}."
         )
         tokens = len(scripted_tokens(text))
         hesitant = request.agent == names[0] and "confident" not in self.config.agent(request.agent).persona
@@ -77,12 +96,12 @@ class SidDemo(ScriptByKind):
         prompt = self._prompt(request)
         for instruction in ("\nUse the other agents'", "\nKeep or revise"):
             prompt = prompt.split(instruction, 1)[0]  # the instructions name no answer
-        own = _NAMED.findall(prompt.split("Your previous answer:", 1)[-1].split("\n\n", 1)[0])
-        named = Counter(a.upper() if len(a) == 1 else a for a in _NAMED.findall(prompt))
-        best = max(named.values(), default=0)
-        leaders = [a for a, n in named.items() if n == best]
-        choice = own[-1].upper() if own and own[-1].upper() in leaders else (leaders[0] if leaders else "unknown")
-        text = f"Having read the others, I weigh where we differ. The answer is {self._labelled(choice)}."
+        own = named(prompt.split("Your previous answer:", 1)[-1].split("\n\n", 1)[0])
+        counts = Counter(named(prompt))
+        best = max(counts.values(), default=0)
+        leaders = [a for a, n in counts.items() if n == best]
+        choice = own[-1] if own and own[-1] in leaders else (leaders[0] if leaders else "unknown")
+        text = f"Having read the others, I weigh where we differ. The answer is {self._labelled(choice, request)}."
         tokens = len(scripted_tokens(text))
         return ScriptedReply(text, token_nll=(0.2,) * tokens, token_entropy=(0.4,) * tokens)
 

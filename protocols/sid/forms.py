@@ -4,10 +4,10 @@ What it does: builds the ``Form`` kinds the debate asks:
 
 * ``answer`` (round 1) and ``revise`` / ``revise_kept`` (later rounds, with
   the others' answers whole, or what was kept of them): plain prose ending
-  with a line "The answer is (B)." or "The answer is 42." (no JSON schema: SID measures the model's own
-  token statistics, and forced structure tokens would distort them). The
-  answer is read from the last ``The answer is ...`` or ``Answer: ...`` line
-  (an option label, or the free-form answer). Fallbacks: a reply naming no
+  with its answer in the view's format (``formats``: "The answer is (B).",
+  ``\\boxed{...}`` for MATH, ...; no JSON schema: SID measures the model's own
+  token statistics, and forced structure tokens would distort them), read
+  by ``formats.read``. Fallbacks: a reply naming no
   answer is kept and published with the previous answer (noted); an empty
   reply keeps the previous one (round 1: none). In the gated variants every
   answer asks for token statistics (``measured``).
@@ -22,7 +22,6 @@ What it does not do: decide who is asked when (``loop``) or word prompts (``prom
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,26 +29,16 @@ from typing import Any
 from debate_core.backends.base import Signals
 from debate_core.kernel.answers import MAX_FREE_ANSWER, normalize_answer
 from debate_core.kernel.forms import FieldSpec, Form, FormInvalid
+from protocols.sid.formats import read
 from protocols.sid.prompting import attention_query, render
 from protocols.sid.views import Reply, SidView
 
 MAX_ANSWER_CHARS = 6_000
-_LINE = re.compile(
-    r"(?:the\s+(?:correct\s+|final\s+)?answer\s+is|^\s*(?:final\s+)?answer\s*[:：])\s*(?P<value>[^\n]+)", re.I | re.M
-)
 
 
 def read_answer(text: str, view: SidView) -> str | None:
-    """The answer the last answer line of ``text`` names, or None."""
-    found = [m.group("value").strip() for m in _LINE.finditer(text)]
-    for said in reversed(found):
-        cleaned = said.strip().rstrip(".").strip().strip("*").strip()
-        if cleaned.startswith("(") and ")" in cleaned:
-            cleaned = cleaned[1 : cleaned.index(")")]
-        answer = normalize_answer(cleaned, view.question)
-        if answer is not None:
-            return answer
-    return None
+    """The answer ``text`` names in the view's format (``formats.read``), or None."""
+    return read(text, view.answer_format, view.question)
 
 
 def _parse(raw: str, view: SidView) -> tuple[Reply, str | None]:
@@ -73,7 +62,10 @@ def _fields(view: SidView) -> tuple[FieldSpec, ...]:
 
 def _from_human(values: Mapping[str, Any], view: SidView) -> Reply:
     answer = normalize_answer(values.get("answer"), view.question)
-    shown = f"({answer})" if view.question.labels else str(answer)
+    if view.question.labels:
+        shown = f"({answer})"
+    else:
+        shown = f"\\boxed{{{answer}}}" if view.answer_format.reader == "boxed" else str(answer)
     return Reply(f"{values['text']}\nThe answer is {shown}.", answer)
 
 

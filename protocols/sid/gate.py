@@ -46,7 +46,8 @@ U_FEATURES = (
 )  # fmt: skip
 CODE_FEATURES = ("nll_max", "ent_max", "nll_avg", "ent_avg")  # the authors' code's SID-c (its ``vector_4d``)
 FEATURE_SETS = {"u": U_FEATURES, "code": CODE_FEATURES}
-FEATURES = U_FEATURES  # the default
+DEFAULT_FEATURES = U_FEATURES  # what train-gate reads unless told otherwise
+FEATURES = CODE_FEATURES  # the name the first gate files' four features went by (their writers and readers keep it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,7 @@ class Verdict:
     rule: str
 
 
-def features(stats: TokenStats, names: Sequence[str] = FEATURES) -> tuple[float, ...]:
+def features(stats: TokenStats, names: Sequence[str] = DEFAULT_FEATURES) -> tuple[float, ...]:
     """What the calibrated gate reads, in the order of ``names`` (a ``FEATURE_SETS`` value; the paper's U)."""
     return tuple(float(getattr(stats, name)) for name in names)
 
@@ -79,7 +80,7 @@ class GateModel:
     scale: tuple[float, ...]
     layers: tuple[tuple[tuple[tuple[float, ...], ...], tuple[float, ...]], ...]
     source: str = ""
-    features: tuple[str, ...] = FEATURES  # the names of what it reads, in order
+    features: tuple[str, ...] = DEFAULT_FEATURES  # the names of what it reads, in order
 
     @property
     def feature_set(self) -> str:

@@ -12,9 +12,10 @@ each overridable from a configuration's ``params`` (``--param KEY=VALUE``):
   code's SID-v: NLL max < 2.5 and entropy max < 3.0); the ``sid_c`` variant
   gates on ``classifier`` (a trained gate, ``python -m experiments
   train-gate``) with ``tau`` (0.9, the paper; the code used 0.544), reading
-  ``gate_features`` (``u``: the paper's eight-number confidence vector U;
-  ``code``: the authors' code's four), which must be what the gate file
-  was trained on;
+  the features its gate file names (``train-gate`` trains on the paper's
+  eight-number confidence vector U unless told ``--features code``, the
+  authors' code's four); ``gate_features`` (``u`` or ``code``), when set,
+  refuses a gate file of the other set;
 * ``rho`` (0.4, the code's ``attn_topp``): the fraction of the others'
   tokens a recipient keeps; ``layers`` (``all``): a token's attention score
   is its maximum over every layer and head (Eq. 5) or, with ``one``, over the
@@ -23,7 +24,12 @@ each overridable from a configuration's ``params`` (``--param KEY=VALUE``):
   widened token's unit ends: ``paper`` (commas, periods and the other
   sentence marks, line breaks, coordinating conjunctions: §4.2, App. C.1) or
   ``code`` (the authors' code's ``. ! ? ;`` and line breaks);
-* ``answer_tokens`` (512): the cap of an answer (the code's 1,024 is slow on a CPU).
+* ``answer_tokens`` (512): the cap of an answer (the code's 1,024 is slow on a CPU);
+* ``prompts`` (``paper``): each data set's system prompt and output
+  instruction (Tables 4 and 5, ``formats``) for the question's ``dataset``
+  (a study sets it per question from the question's data set; unset, or a
+  data set the paper gives none for: the single rule), or ``one``: the
+  single rule for every question.
 
 The variant chooses which signals are used (``mad``, ``compress``,
 ``exit``, ``sid``, ``sid_c``, ``no_expand``), so a study compares them as
@@ -49,8 +55,8 @@ class SidParams(ProtocolParams):
     alpha: float = Field(0.5, gt=0.0, le=10.0, description="the alpha rule's factor of ln|V|")
     classifier: str | None = Field(None, max_length=500, description="sid_c: the trained gate (JSON)")
     tau: float = Field(0.9, ge=0.0, le=1.0, description="sid_c: exit iff the classifier's P(right) >= tau")
-    gate_features: Literal["u", "code"] = Field(
-        "u", description="sid_c reads the paper's 8-number U (u) or the code's 4 features (code)"
+    gate_features: Literal["u", "code"] | None = Field(
+        None, description="sid_c: the gate file must read the paper's 8-number U (u) or the code's 4 (code)"
     )
     rho: float = Field(0.4, ge=0.0, le=1.0, description="fraction of the others' tokens a recipient keeps")
     layers: Literal["all", "one"] = Field(
@@ -62,3 +68,9 @@ class SidParams(ProtocolParams):
         "paper", description="clause boundaries: commas, periods, conjunctions (paper) or . ! ? ; (the code's)"
     )
     answer_tokens: int = Field(512, ge=16, le=8_192, description="token cap of an answer")
+    prompts: Literal["paper", "one"] = Field(
+        "paper", description="the data set's system prompt and answer format (Tables 4, 5), or one rule for all"
+    )
+    dataset: str | None = Field(
+        None, max_length=80, description="the question's data set (a study sets it per question): its prompts"
+    )

@@ -33,6 +33,13 @@ def register_commands(register: Callable[[object], object]) -> None:
 
 
 @hookimpl
+def register_study_preparations(register: Callable[[object], object]) -> None:
+    from protocols.sid.study.preparation import PREPARATION
+
+    register(PREPARATION)
+
+
+@hookimpl
 def register_report_sections(register: Callable[[object], object]) -> None:
     from protocols.sid.study.report import REPORT_SECTION
 

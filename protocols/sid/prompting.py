@@ -4,10 +4,12 @@ What it does: ``render(template, view)`` fills ``prompts/<template>.txt``
 with ``string.Template`` (``${field}``), so what agents and people wrote is
 inserted verbatim, never interpreted; ``###`` in their words is shortened to
 ``#``, so nobody's text can forge the markers that delimit the attention
-probe's spans (``FOCUS`` and ``OTHERS``). The answer rule asks for a final
-line "The answer is" and an option's letter in parentheses, or the
-free-form answer alone (worded without a placeholder such as ``(X)``, which
-a small model copies). The other agents' answers are shown by
+probe's spans (``FOCUS`` and ``OTHERS``). The view's answer format
+(``formats``) gives the system prompt and the output instruction: the
+paper's Table 4 and Table 5 for the question's data set, or the single
+rule: SID's own system prompt (``system.txt``) and a final line "The answer
+is" and an option's letter in parentheses, or the free-form answer alone
+(worded without a placeholder such as ``(X)``, which a small model copies). The other agents' answers are shown by
 name, each between rules; the attention probe (``focus``) puts the focus
 instruction before them, so that each of their tokens can be scored by its
 attention to the instruction.
@@ -53,7 +55,10 @@ def others_text(others: tuple[tuple[str, str], ...]) -> str:
 
 
 def answer_rule(view: SidView) -> str:
-    """How the reply must end (worded so that a small model does not copy a placeholder)."""
+    """How the reply must end: the format's output instruction, or the single rule's (worded so that a small
+    model does not copy a placeholder)."""
+    if view.answer_format.instruction is not None:
+        return view.answer_format.instruction
     if view.question.labels:
         return 'Then write your final line as "The answer is" followed by the letter of one option in parentheses.'
     return 'Then write your final line as "The answer is" followed by your final answer alone.'
@@ -72,9 +77,13 @@ def fields(view: SidView) -> dict[str, str]:
     }
 
 
+def system_prompt(view: SidView, values: dict[str, str]) -> str:
+    """The format's system prompt (Table 4's, the agent's persona and notes after it), or SID's own."""
+    if view.answer_format.system is None:
+        return template("system").substitute(values)
+    return f"{view.answer_format.system}{values['persona']}{values['brief']}"
+
+
 def render(name: str, view: SidView) -> tuple[Message, ...]:
     values = fields(view)
-    return (
-        Message("system", template("system").substitute(values)),
-        Message("user", template(name).substitute(values)),
-    )
+    return (Message("system", system_prompt(view, values)), Message("user", template(name).substitute(values)))

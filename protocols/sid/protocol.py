@@ -67,12 +67,12 @@ class SidProtocol(Protocol):
         self.model: gate.GateModel | None = None
         if variant == "sid_c" and self.settings.classifier:
             self.model = gate.GateModel.load(self.settings.classifier)  # a broken file fails here, before a debate
-            if self.model.feature_set != self.settings.gate_features:
+            wanted = self.settings.gate_features
+            if wanted is not None and self.model.feature_set != wanted:
                 raise ConfigError(
                     f"the gate {self.settings.classifier} reads the {self.model.feature_set} features "
-                    f"({', '.join(self.model.features)}), not gate_features={self.settings.gate_features}: "
-                    f"set gate_features={self.model.feature_set} or train a gate with "
-                    f"--features {self.settings.gate_features}"
+                    f"({', '.join(self.model.features)}), not gate_features={wanted}: "
+                    f"set gate_features={self.model.feature_set} or train a gate with --features {wanted}"
                 )
 
     def assign_roles(self, config: DebateConfig) -> dict[str, str]:

@@ -29,6 +29,7 @@ from debate_core.kernel.forms import FormResult
 from debate_core.kernel.signals import token_stats
 from debate_core.kernel.table import Table
 from protocols.sid import gate
+from protocols.sid.formats import format_for
 from protocols.sid.forms import SidForms
 from protocols.sid.params import SidParams
 from protocols.sid.views import Reply, SidView
@@ -49,6 +50,7 @@ class Council:
         self.replies: dict[str, Reply] = {name: Reply("", None) for name in self.agents}
         self.round = 1
         self.measured: dict[str, SignalsMeasured] = {}
+        self.answer_format = format_for(params.prompts, params.dataset, table.config.question)
 
     def view(self, agent: str, **fields: Any) -> SidView:
         spec = self.table.config.agent(agent)
@@ -62,6 +64,7 @@ class Council:
             "own": self.replies[agent].text,
             "others": tuple((n, self.replies[n].text) for n in self.agents if n != agent and self.replies[n].text),
             "current_answer": self.replies[agent].answer,
+            "answer_format": self.answer_format,
         }
         values.update(fields)
         return SidView(**values)

@@ -2,8 +2,9 @@
 
 What it does: ``SidView`` bundles one request's view: the question, the
 agent's own previous answer, the other agents' previous answers (by name),
-or, once compressed, the text kept of them (``kept``), and the limits the
-prompt states. The prompts and a person's form read the same object.
+or, once compressed, the text kept of them (``kept``), the limits the
+prompt states and the answer format its prompts and reader follow
+(``formats``: the question's data set's, or the single rule). The prompts and a person's form read the same object.
 
 What it does not do: hold anything not yet said: every answer in a view
 was published in an earlier round.
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from debate_core.config import Question
+from protocols.sid.formats import ONE, AnswerFormat
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,3 +38,4 @@ class SidView:
     others: tuple[tuple[str, str], ...] = ()
     kept: str | None = None
     current_answer: str | None = None
+    answer_format: AnswerFormat = ONE

@@ -10,8 +10,8 @@ right. ``--features u`` (the default) reads the paper's confidence vector U
 (§4.1: NLL and entropy, each aggregated as average, max, first and
 penultimate); ``--features code`` the four the authors' code feeds its
 classifier (NLL max, entropy max, NLL average, entropy average). The gate
-file names its features (``sid_c`` refuses a file whose features are not its
-``gate_features``). It holds out a stratified ``--held-out``
+file names its features; ``sid_c`` reads what its file names (with
+``gate_features`` set, it refuses a file of the other set). It holds out a stratified ``--held-out``
 share, trains a small multilayer perceptron (scikit-learn's
 ``MLPClassifier``, ReLU, ``--hidden`` units, inputs standardised) on the
 rest, and writes its weights as JSON (``gate.GateModel``: evaluated in plain
@@ -41,12 +41,12 @@ from debate_core.events import DebateStarted, SignalsMeasured, UtteranceGenerate
 from debate_core.kernel.endings import is_correct
 from experiments.extensions import Command
 from experiments.workers import ExperimentError, finished_debates
-from protocols.sid.gate import FEATURE_SETS, FEATURES, GateModel, features
+from protocols.sid.gate import DEFAULT_FEATURES, FEATURE_SETS, GateModel, features
 from storage import Store
 
 
 def examples(
-    store: Store, experiments: Sequence[str], names: Sequence[str] = FEATURES
+    store: Store, experiments: Sequence[str], names: Sequence[str] = DEFAULT_FEATURES
 ) -> list[tuple[tuple[float, ...], bool]]:
     """(features ``names``, right) of each finished debate's first measured answer, in the named experiments."""
     found = []
@@ -85,7 +85,7 @@ def train(
     seed: int,
     held_out: float,
     tau: float,
-    names: Sequence[str] = FEATURES,
+    names: Sequence[str] = DEFAULT_FEATURES,
 ) -> tuple[GateModel, dict[str, Any]]:
     """The trained gate and its record (see the module docstring)."""
     from sklearn.neural_network import MLPClassifier

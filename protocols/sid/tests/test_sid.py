@@ -49,7 +49,7 @@ def test_the_fixed_gate_is_the_codes_constants():
     assert not verdict.passed and verdict.score == pytest.approx(2.0) and verdict.threshold == 1.0
 
 
-def _model(weight: float = -2.0, bias: float = 3.0, names: tuple[str, ...] = gate.FEATURES) -> gate.GateModel:
+def _model(weight: float = -2.0, bias: float = 3.0, names: tuple[str, ...] = gate.DEFAULT_FEATURES) -> gate.GateModel:
     """A one-layer gate on ``names`` (the paper's U by default): P(right) falls with NLL max (not rescaled)."""
     data = {
         "features": list(names),
@@ -77,7 +77,7 @@ def test_the_calibrated_gate_reads_a_trained_classifiers_probability(tmp_path):
 
 
 def test_the_calibrated_gate_reads_the_papers_eight_number_u_or_the_codes_four():
-    assert gate.FEATURES == gate.U_FEATURES and len(gate.U_FEATURES) == 8  # the paper's U: the default
+    assert gate.DEFAULT_FEATURES == gate.U_FEATURES and len(gate.U_FEATURES) == 8  # the paper's U: the default
     assert gate.CODE_FEATURES == ("nll_max", "ent_max", "nll_avg", "ent_avg")  # the authors' vector_4d
     u = stats(nll_max=0.1, ent_max=0.2, nll_avg=0.3, ent_avg=0.4)
     assert gate.features(u) == (0.3, 0.1, 0.1, 0.1, 0.4, 0.2, 0.1, 0.1)
@@ -242,9 +242,9 @@ def test_sid_c_needs_a_trained_gate_and_gates_on_its_probability(tmp_path):
     assert events[-1].reason == EndReason.EARLY_EXIT
     path.write_text(json.dumps(_model(names=gate.CODE_FEATURES).to_json()), encoding="utf-8")
     with pytest.raises(ConfigError, match="gate_features=code"):
-        Debate(config("sid_c", classifier=str(path)), ScriptedBackend(lambda r: ""))
-    code = config("sid_c", classifier=str(path), gate_features="code")
-    assert of_type(run(code, Recording(code, answer=calm)), SignalsMeasured)[0].passed
+        Debate(config("sid_c", classifier=str(path), gate_features="u"), ScriptedBackend(lambda r: ""))
+    for code in (config("sid_c", classifier=str(path), gate_features="code"), config("sid_c", classifier=str(path))):
+        assert "(code features)" in of_type(run(code, Recording(code, answer=calm)), SignalsMeasured)[0].rule
 
 
 def test_a_backend_without_the_signals_is_refused_before_the_debate():
