@@ -13,7 +13,7 @@ from debate_core.errors import ConfigError
 from debate_core.protocols.registry import protocol_class
 from protocols.handraiser.tests.test_ui_handraiser import wait
 from tests.test_ui_view import form_fields
-from ui import charts, render, web_plugins
+from ui import charts, render, seat_words, web_plugins
 from ui.backend_choice import OPEN_MODELS_ENV, SERVER, page_models
 from ui.session import SCRIPTED, LiveSession, backend_for
 from ui.setup_fields import demo_fill, question_for_protocol
@@ -60,7 +60,10 @@ def test_a_seated_travelers_card_shows_the_statement_and_nothing_of_the_case():
     config = config_from_form(form_fields(question=text, options=options, answer=answer, **fields))
     session = LiveSession(config, backend_for(SCRIPTED, config), human="Alex").start()
     try:
-        assert session.channel is not None and session.channel.pending(timeout_s=20) is not None
+        assert session.channel is not None
+        request = session.channel.pending(timeout_s=20)
+        assert request is not None and "MEET <person> AT <location>" in request.prompt
+        assert "MEET &lt;person> AT &lt;location>" in seat_words.prompt(request)  # shown whole, not taken for tags
         card = render.question_html(session.view)
         assert text.replace("'", "&#x27;") in card and "hard constraints" in card
         assert '"travel"' not in card and "&quot;travel&quot;" not in card and "AM" not in card

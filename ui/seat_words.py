@@ -4,7 +4,9 @@ What it does: a protocol's web plugin registers ``Wording``\\ s by request
 kind (``WebRenderers.wordings``: a heading, a sentence on what the choice
 does, and a label for each value of its choice field). ``prompt(request)``
 is the form's prompt (that heading and sentence before the request's own
-description; the round in the heading for a ``rounded`` wording);
+description, its ``<`` kept as text so that a format such as "MEET <person>
+AT <location>" is shown whole; the round in the heading for a ``rounded``
+wording);
 ``choices(request, spec)`` the radio's (label, value) pairs, each label
 followed by what the request's view says of that value when it has a
 ``<value>_position``. So a moderator's ``vote`` reads "Vote for Pro: D)
@@ -36,7 +38,7 @@ def _wording(request: HumanRequest) -> Wording | None:
 def prompt(request: HumanRequest) -> str:
     """The form's prompt (Markdown): a worded kind's heading and sentence first, then the request's own."""
     wording = _wording(request)
-    own = request.prompt
+    own = request.prompt.replace("<", "&lt;")  # "MEET <person> AT ...": shown as written, never taken for a tag
     if wording is None:
         return own or f"### Your {request.kind.replace('_', ' ')}"
     round_ = getattr(request.view, "round", None)

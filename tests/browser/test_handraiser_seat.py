@@ -1,4 +1,5 @@
-"""HandRaiser in a real browser: a person as the moderator cuts Pro off at the next chunk, hears Con out, votes."""
+"""HandRaiser in a real browser: a person as the moderator cuts Pro off at the next chunk, hears Con out, votes; and
+one who waits with a clarifying question, which both sides answer in the next round."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from tests.browser.pages import (
     STEP_GUARD_MS,
     Person,
     choose,
+    notice,
     open_more_settings,
     record_seat_states,
     seat_state,
@@ -18,17 +20,23 @@ from tests.browser.pages import (
 )
 
 
+def set_up(page, protocol: str, *, variant: str = "human", seat: str = "", role: str = "", pace: float = 1.0) -> None:
+    """Choose ``protocol`` and its policy ``variant``, take ``seat`` (labelled with its ``role``), set the pace."""
+    choose(page, "protocol-choice", protocol)
+    policy = page.locator(f"#variant-choice label:has-text('{variant}')")
+    wait_for(lambda: policy.count() == 1, f"{protocol}'s policies as variants")
+    policy.click()
+    if seat:
+        choose(page, "human-seat", seat)
+        labelled = f"{seat} · {role}"
+        wait_for(lambda: page.locator("#human-seat input").input_value() == labelled, f"the seat labelled {labelled}")
+    open_more_settings(page)
+    set_number(page, "pace", pace)
+
+
 def test_a_person_as_the_moderator_interrupts_pro_mid_statement_and_votes(page):
     person = Person(page)
-    choose(page, "protocol-choice", "handraiser")
-    human_policy = page.locator("#variant-choice label:has-text('human')")
-    wait_for(lambda: human_policy.count() == 1, "HandRaiser's policies as variants")
-    human_policy.click()
-    seat = page.locator("#human-seat input")
-    choose(page, "human-seat", "Jenny")
-    wait_for(lambda: seat.input_value() == "Jenny · moderator", "the third seat labelled as the moderator's")
-    open_more_settings(page)
-    set_number(page, "pace", 1.0)
+    set_up(page, "handraiser", seat="Jenny", role="moderator")  # the third seat
     page.click("#start")
     wait_for(lambda: page.locator("#interrupt-now").is_visible(), "the moderator's Interrupt button")
     for other in ("#interrupt", "#raise-hand", "#seat-answer", "#point", "#point-text"):
@@ -65,3 +73,45 @@ def test_a_person_as_the_moderator_interrupts_pro_mid_statement_and_votes(page):
     assert "✓ correct" in page.locator("#result").inner_text()
     assert page.locator("#transcript .line.speech .badge.kind").inner_text() == "vote"
     assert dict(person.actions) == {"interrupt": 1, "vote": 1}
+
+
+def test_a_person_as_the_moderator_waits_with_a_question_and_the_next_statements_answer_it(page):
+    person = Person(page)
+    asked = "Which fact settles it?"
+    set_up(page, "handraiser", seat="Jenny", role="moderator", pace=0.1)
+    page.click("#start")
+    page.wait_for_selector("#seat-prompt:has-text('Your vote, round 1')", timeout=STEP_GUARD_MS)
+    assert "you may ask both sides a clarifying question" in page.locator("#seat-prompt").inner_text()
+    page.locator("#seat-choice-0 label:has-text('Wait another round')").click()
+    page.locator("#seat-text-0 textarea").fill(asked)
+    person.click("#seat-submit", "question")
+    page.wait_for_selector("#seat-prompt:has-text('Your vote, round 2')", timeout=STEP_GUARD_MS)
+    question = page.locator("#transcript .line.speech:has(.badge.kind:text-is('question'))")
+    assert question.count() == 1 and asked in question.inner_text() and "Jenny" in question.inner_text()
+    statements = page.locator("#transcript .line.speech:has(.role:text-is('pro')), "
+                              "#transcript .line.speech:has(.role:text-is('con'))")  # fmt: skip
+    wait_for(lambda: statements.count() == 4, "both sides' second statements")
+    for i in (2, 3):
+        assert statements.nth(i).locator(".words").inner_text().startswith("You asked which fact settles it.")
+    screenshot(page, "handraiser-moderator-question")
+    page.locator("#seat-choice-0 label:has-text('B) ')").click()  # the side arguing the correct answer
+    person.click("#seat-submit", "vote")
+    wait_for(lambda: page.locator("#result .final").count() == 1, "the end of the debate")
+    assert "✓ correct" in page.locator("#result").inner_text()
+    assert dict(person.actions) == {"question": 1, "vote": 1}
+
+
+def test_speakers_and_the_moderator_on_models_of_their_own_from_the_set_up(page):
+    set_up(page, "handraiser", variant="generic", pace=0)
+    models = page.locator("#models-per-role textarea")
+    models.fill("moderator=transformers:/etc/models")  # a path on the app's machine: refused, with why
+    page.click("#start")
+    wait_for(lambda: "Cannot start" in notice(page), "the refusal")
+    assert "models per role: moderator=transformers:/etc/models" in notice(page)
+    models.fill("moderator=scripted:listener-small\npro=scripted:speaker-big")
+    page.click("#start")
+    card = page.locator("#question")
+    wait_for(lambda: "models:" in card.inner_text(), "which model sits in which seat")
+    assert "Alex: speaker-big, Chris: scripted-demo, Jenny: listener-small" in card.inner_text()
+    wait_for(lambda: page.locator("#result .final").count() == 1, "the end of the debate")
+    assert "Error" not in page.locator("#result").inner_text()
