@@ -103,8 +103,7 @@ def test_the_host_password_comes_from_the_flag_else_the_environment():
 
 
 def test_the_join_qr_code_is_a_scalable_svg():
-    pytest.importorskip("segno")
-    import segno
+    import segno  # a dependency (pyproject.toml)
 
     link = "http://10.0.0.5:7860/?join=AB2C3D"
     svg = join_qr_svg(link, title='Join <"debate">')
