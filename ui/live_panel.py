@@ -17,6 +17,8 @@ once they hold the floor, a vote), the form for them (``seat_form``) opens,
 with a countdown when a timeout applies. Updates are pushed (``live_stream``):
 each disclosure reaches the page as soon as the engine makes it.
 
+Start builds the backend from the set-up's Model choice and its models per
+role (``backend_choice.page_models``: refused with a line that says why).
 Starting folds the set-up away; starting while a debate runs asks for a
 second press; a page that is reloaded re-attaches to its debate (``?live=``
 in the address), and a page that goes away lets its debate stop after a
