@@ -108,5 +108,17 @@ class SidDemo(ScriptByKind):
     def _revise_kept(self, request: GenerationRequest) -> Output:
         return self._revise(request)
 
+    def _revise_summary(self, request: GenerationRequest) -> Output:
+        return self._revise(request)
+
+    def _summarize(self, request: GenerationRequest) -> Output:
+        """One short sentence per agent the prompt shows, with the answer it named."""
+        lines = [line for line in self._prompt(request).splitlines() if ": " in line and "answer is" in line]
+        said = [
+            f"{line.split(': ', 1)[0]} checked the options; the answer is {(named(line) or ['unknown'])[-1]}."
+            for line in lines
+        ]
+        return " ".join(said) or "The others named no answer."
+
     def _focus(self, request: GenerationRequest) -> Output:
         return ""  # an attention probe: the scripted backend scores the tokens itself

@@ -2,7 +2,10 @@
 
 What it does: defines the event SID emits when it compresses the others'
 messages for an agent, with the spans kept (character offsets), the ratio and
-the attention layer (or, with ``all_layers``, the last of the layers scored).
+the attention layer (or, with ``all_layers``, the last of the layers scored);
+with ``method`` ``summary`` (the ``summary`` variant) the agent's model
+summarized the others' text instead: ``kept_text`` is the summary, no span
+is kept, the ratio is the summary's length over the text's (at most 1).
 It is registered through the ``register_event_types`` hook (``plugin``), so
 it is serialised, stored, imported and replayed like a built-in event; its
 ``type`` string and fields are those of every stream recorded before it
@@ -36,3 +39,4 @@ class ContextCompressed(EventBase):
     top_p: Probability
     layer: Annotated[int, Field(ge=-MAX_COUNT, le=MAX_COUNT)] | None = None
     all_layers: bool = False  # the scores are the maximum over layers 0 to ``layer``
+    method: Literal["attention", "summary"] = "attention"  # summary: kept_text is the model's summary

@@ -11,6 +11,12 @@ What it does: builds the ``Form`` kinds the debate asks:
   answer is kept and published with the previous answer (noted); an empty
   reply keeps the previous one (round 1: none). In the gated variants every
   answer asks for token statistics (``measured``).
+* ``revise_summary`` (the ``summary`` variant): a revision reading a summary
+  of the others' answers, and ``summarize``: the request for that summary,
+  asked of the recipient's own model with the others' answers alone (no
+  system prompt, the question left out: the authors' code asks its model
+  to "summarize the following text"; the wording here is this project's),
+  its text the summary, never asked of a person.
 * ``focus``: the attention probe, a prefill-only request whose completion
   carries the others' answers' tokens scored by their attention to the focus
   instruction; it has no text to read and is never asked of a person.
@@ -26,11 +32,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from debate_core.backends.base import Signals
+from debate_core.backends.base import Message, Signals
 from debate_core.kernel.answers import MAX_FREE_ANSWER, normalize_answer
 from debate_core.kernel.forms import FieldSpec, Form, FormInvalid
 from protocols.sid.formats import read
-from protocols.sid.prompting import attention_query, render
+from protocols.sid.prompting import attention_query, fields, render, template
 from protocols.sid.views import Reply, SidView
 
 MAX_ANSWER_CHARS = 6_000
@@ -104,15 +110,39 @@ def focus_form(layer: int, all_layers: bool = False) -> Form[SidView, None]:
     )
 
 
+def summarize_form(cap: int) -> Form[SidView, str]:
+    """The request for a summary of the others' answers (the ``summary`` variant): its text is the summary."""
+
+    def parse(raw: str, view: SidView) -> tuple[str, str | None]:
+        if not any(ch.isalnum() for ch in raw):
+            raise FormInvalid("an empty summary")
+        return raw.strip(), None
+
+    return Form(
+        kind="summarize",
+        description="a summary of the others' answers",
+        render=lambda view: (Message("user", template("summarize").substitute(fields(view))),),
+        parse=parse,
+        fallback=lambda view: "",
+        fields=lambda view: (),
+        from_human=lambda values, view: "",
+        token_cap=lambda config: min(config.max_new_tokens, cap),
+        template="summarize",
+    )
+
+
 @dataclass(frozen=True)
 class SidForms:
     answer: Form[SidView, Reply]
     revise: Form[SidView, Reply]
     revise_kept: Form[SidView, Reply]
+    revise_summary: Form[SidView, Reply]
+    summarize: Form[SidView, str]
     focus: Form[SidView, None]
 
     def by_kind(self) -> dict[str, Form[SidView, Any]]:
-        return {f.kind: f for f in (self.answer, self.revise, self.revise_kept, self.focus)}
+        kinds = (self.answer, self.revise, self.revise_kept, self.revise_summary, self.summarize, self.focus)
+        return {f.kind: f for f in kinds}
 
 
 def sid_forms(cap: int, layer: int, *, measured: bool, all_layers: bool = False) -> SidForms:
@@ -120,5 +150,7 @@ def sid_forms(cap: int, layer: int, *, measured: bool, all_layers: bool = False)
         answer=reply_form("answer", "your answer", "answer", cap, measured=measured),
         revise=reply_form("revise", "your updated answer", "revise", cap, measured=measured),
         revise_kept=reply_form("revise_kept", "your updated answer", "revise_kept", cap, measured=measured),
+        revise_summary=reply_form("revise_summary", "your updated answer", "revise_summary", cap, measured=measured),
+        summarize=summarize_form(cap),
         focus=focus_form(layer, all_layers),
     )

@@ -31,7 +31,21 @@ before each revision batch:
    debate's seeded draw), ``rounds``.
 
 In the gated variants every reply is measured (a confidence gauge per agent
-per round); only the first agent's first reply can end the debate.
+per round); only the first agent's first reply can end the debate, unless
+``exits=each`` (§4.3's reading: "each agent assesses its confidence ... If
+the agent is sufficiently confident, it exits the debate early"): then every
+agent answers round 1 at once, each confident one (its reply naming an
+answer) leaves the debate, its answer standing in the others' view and in
+the final majority, the others debate on; when every agent is confident the
+debate ends at once with their majority (``early_exit``).
+
+Two of Table 3's rows are other shapes of this loop: ``cot`` (single-round
+CoT) asks the first agent alone, once, with SID's answer prompt, and ends
+with its answer; ``summary`` ("SID w/o early exit w/ token-level summary",
+§5.3: "replacing token-level compression with a self-summary strategy")
+has every model recipient's own model summarize the others' answers before
+each revision batch (one batch of ``summarize`` requests; ``ContextCompressed``
+with ``method`` summary records it) and revise reading that summary.
 
 What it does not do: keep the debate's run state (the ``Council``,
 ``state``), word or read anything (``prompting``, ``forms``), compute
@@ -44,12 +58,13 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
-from debate_core.kernel.endings import single
+from debate_core.kernel.endings import majority, single
 from debate_core.kernel.forms import FormResult
 from debate_core.kernel.parallel_debate import parallel_debate
 from protocols.sid.compression import BOUNDARIES, compress
 from protocols.sid.events import ContextCompressed
-from protocols.sid.state import COMPRESSING, GATED, Council
+from protocols.sid.prompting import others_text
+from protocols.sid.state import COMPRESSING, GATED, SUMMARIZING, Council
 from protocols.sid.views import Reply
 
 
@@ -63,7 +78,7 @@ def debate(council: Council) -> Iterator[Event]:
         council.round = round_
         if round_ == 1:
             return table.ask(forms.answer, who, council.view)
-        return _revise(council, who, kept)
+        return _revise(council, [n for n in who if n not in council.exited], kept)
 
     def publish(round_: int, results: Mapping[str, FormResult[Reply]]) -> Iterator[Event]:
         return council.publish(results, "answer" if round_ == 1 else "revise")
@@ -71,12 +86,20 @@ def debate(council: Council) -> Iterator[Event]:
     def before(round_: int) -> Iterator[Event]:
         council.round = round_
         kept.clear()
-        if council.variant in COMPRESSING:
-            for event in _compress(council):
+        shorten = (
+            _compress if council.variant in COMPRESSING else _summarize if council.variant in SUMMARIZING else None
+        )
+        if shorten is not None:
+            for event in shorten(council):
                 kept[event.agent] = event.kept_text
                 yield event
 
-    opening = (lambda: _gate(council)) if council.variant in GATED else None
+    if council.variant == "cot":  # single-round CoT: the first agent, once
+        yield from parallel_debate(table, council.agents[:1], 1, ask, publish)
+        return
+    opening = None
+    if council.variant in GATED:
+        opening = (lambda: _gate_each(council)) if council.params.exits == "each" else (lambda: _gate(council))
     yield from parallel_debate(
         table, council.agents, council.params.rounds, ask, publish, before=before, opening=opening
     )
@@ -97,13 +120,35 @@ def _gate(council: Council) -> Generator[Event, None, tuple[str, ...] | None]:
     return (first,)
 
 
+def _gate_each(council: Council) -> Generator[Event, None, tuple[str, ...] | None]:
+    """Round 1 under ``exits=each``: everyone answers at once; each confident agent leaves the debate, its answer
+    standing; when all are confident the debate ends with their majority (None)."""
+    table, agents = council.table, council.agents
+    yield from council.publish(table.ask(council.forms.answer, agents, council.view), "answer")
+    for name in agents:
+        measured = council.measured.get(name)
+        confident = measured is not None and measured.passed and council.replies[name].answer is not None
+        if confident and not council.is_person(name):
+            council.exited.add(name)
+    if council.exited == set(agents):
+        yield table.phase("decision", 1, "early exit: every agent is confident enough")
+        yield table.finish(EndReason.EARLY_EXIT, majority(table.answer_list(), table.rng))
+        return None
+    if council.exited:
+        leaving = ", ".join(n for n in agents if n in council.exited)
+        yield table.phase("decision", 1, f"early exit: {leaving} confident enough; their answers stand")
+    return tuple(agents)
+
+
 def _revise(council: Council, who: Sequence[str], kept: Mapping[str, str]) -> dict[str, FormResult[Reply]]:
-    """Every agent's revision: with what it kept of the others where it was compressed, else with them whole."""
+    """Every agent's revision: with what it kept of the others (or their summary) where it was compressed (or
+    summarized), else with them whole."""
     table, forms = council.table, council.forms
     results: dict[str, FormResult[Reply]] = {}
     compressed = [n for n in who if n in kept]
+    form = forms.revise_summary if council.variant in SUMMARIZING else forms.revise_kept
     if compressed:
-        results.update(table.ask(forms.revise_kept, compressed, lambda n: council.view(n, kept=kept[n])))
+        results.update(table.ask(form, compressed, lambda n: council.view(n, kept=kept[n])))
     whole = [n for n in who if n not in kept]
     if whole:
         results.update(table.ask(forms.revise, whole, council.view))
@@ -113,7 +158,7 @@ def _revise(council: Council, who: Sequence[str], kept: Mapping[str, str]) -> di
 def _compress(council: Council) -> Iterator[ContextCompressed]:
     """Probe every model recipient's attention to the others' answers; what each keeps of them."""
     table, params = council.table, council.params
-    recipients = [n for n in council.agents if not council.is_person(n) and council.view(n).others]
+    recipients = _recipients(council)
     if not recipients:
         return
     probes = table.ask(council.forms.focus, recipients, council.view)
@@ -136,4 +181,36 @@ def _compress(council: Council) -> Iterator[ContextCompressed]:
             top_p=params.rho,
             layer=scores.layer,
             all_layers=scores.all_layers,
+        )
+
+
+def _recipients(council: Council) -> list[str]:
+    """The agents still debating whose model reads the others (a person reads them whole)."""
+    agents = [n for n in council.agents if n not in council.exited]
+    return [n for n in agents if not council.is_person(n) and council.view(n).others]
+
+
+def _summarize(council: Council) -> Iterator[ContextCompressed]:
+    """Each model recipient's own model summarizes the others' answers (``summary``, Table 3's ablation)."""
+    table = council.table
+    recipients = _recipients(council)
+    if not recipients:
+        return
+    summaries = table.ask(council.forms.summarize, recipients, council.view)
+    for name in recipients:
+        result = summaries[name]
+        source = others_text(council.view(name).others)
+        summary = (result.value or "").strip() or source  # nothing said: the others whole
+        completion = result.completion
+        yield table.emit(
+            ContextCompressed,
+            agent=name,
+            round=council.round,
+            source_text=source,
+            source_tokens=completion.prompt_tokens if completion is not None else 0,
+            kept_spans=(),
+            kept_text=summary,
+            ratio=min(1.0, len(summary) / max(1, len(source))),
+            top_p=0.0,
+            method="summary",
         )

@@ -25,6 +25,10 @@ each overridable from a configuration's ``params`` (``--param KEY=VALUE``):
   sentence marks, line breaks, coordinating conjunctions: §4.2, App. C.1) or
   ``code`` (the authors' code's ``. ! ? ;`` and line breaks);
 * ``answer_tokens`` (512): the cap of an answer (the code's 1,024 is slow on a CPU);
+* ``exits`` (``first``): in the gated variants only the first agent's
+  first answer can end the debate (Alg. 1 and the authors' code), or
+  ``each``: every agent answers round 1 and each confident one leaves the
+  debate (§4.3's reading);
 * ``prompts`` (``paper``): each data set's system prompt and output
   instruction (Tables 4 and 5, ``formats``) for the question's ``dataset``
   (a study sets it per question from the question's data set; unset, or a
@@ -32,8 +36,8 @@ each overridable from a configuration's ``params`` (``--param KEY=VALUE``):
   single rule for every question.
 
 The variant chooses which signals are used (``mad``, ``compress``,
-``exit``, ``sid``, ``sid_c``, ``no_expand``), so a study compares them as
-systems.
+``exit``, ``sid``, ``sid_c``, ``no_expand``; and Table 3's ``cot`` and
+``summary``), so a study compares them as systems.
 
 What it does not do: run anything (``loop``) or word prompts (``prompts/``).
 """
@@ -68,6 +72,9 @@ class SidParams(ProtocolParams):
         "paper", description="clause boundaries: commas, periods, conjunctions (paper) or . ! ? ; (the code's)"
     )
     answer_tokens: int = Field(512, ge=16, le=8_192, description="token cap of an answer")
+    exits: Literal["first", "each"] = Field(
+        "first", description="early exit: the first agent's first answer (Alg. 1), or each agent's own (§4.3)"
+    )
     prompts: Literal["paper", "one"] = Field(
         "paper", description="the data set's system prompt and answer format (Tables 4, 5), or one rule for all"
     )

@@ -12,7 +12,12 @@ What it does: ``SidProtocol`` is the protocol ``sid``: agents without roles
   token statistics pass the gate (``gate``: ``alpha`` or ``fixed``);
 * ``sid``: both; ``sid_c``: both, the gate a trained classifier
   (``classifier``, ``tau``); ``no_expand``: both, compression without
-  widening to clauses.
+  widening to clauses;
+* ``cot``: Table 3's single-round CoT: the first agent answers once, with
+  SID's answer prompt, and that is the answer;
+* ``summary``: Table 3's "w/o early exit, w/ token-level summary": MAD in
+  which each recipient's own model summarizes the others' answers before
+  it revises.
 
 The gated variants need token statistics from every agent's backend, the
 compressing ones attention; a backend that lacks them is refused before the
@@ -37,7 +42,7 @@ from debate_core.errors import ConfigError
 from debate_core.events.codec import Event
 from debate_core.kernel.consistency import StreamRules
 from debate_core.kernel.forms import Form
-from debate_core.protocols.base import Protocol, ProtocolParams, Requirement
+from debate_core.protocols.base import Protocol, ProtocolParams, Requirement, RoleSpec
 from protocols.sid import gate
 from protocols.sid.forms import sid_forms
 from protocols.sid.loop import debate
@@ -54,9 +59,10 @@ class SidProtocol(Protocol):
     name = "sid"
     title = "Self-signals debate: confidence-gated early exit, attention compression (SID, Chen et al.)"
     source = "Multi-LLM Debate Driven by Self Signals"
-    variants = ("sid", "mad", "compress", "exit", "sid_c", "no_expand")
+    variants = ("sid", "mad", "compress", "exit", "sid_c", "no_expand", "cot", "summary")
     Params = SidParams
-    min_agents = 2
+    min_agents = 1  # single-round CoT seats one agent; every other variant debates (it has no roles: a study seats 3)
+    SOLO = (RoleSpec("agent", "answers the question once, alone (single-round CoT)"),)
     # The paper states none; the authors' code samples with each model's own generation config (xuhang2019/SID
     # scripts/models.py L82-83: GenerationConfig.from_pretrained; scripts/exp_llm.py L89-90 changes only
     # max_new_tokens): the backend's default, which vLLM takes from that config (in process: 1.0, no top-p)
@@ -81,7 +87,13 @@ class SidProtocol(Protocol):
                 "sid_c gates on a trained classifier: set the parameter classifier=PATH "
                 "(what python -m experiments train-gate saved)"
             )
+        if self.variant != "cot" and len(config.agents) < 2:
+            raise ConfigError(f"sid's {self.variant} is a debate: it needs at least 2 agents, got {len(config.agents)}")
         return super().assign_roles(config)
+
+    def role_specs(self) -> tuple[RoleSpec, ...]:
+        """``cot`` seats one agent (its one role); the debating variants have no roles."""
+        return self.SOLO if self.variant == "cot" else ()
 
     @property
     def settings(self) -> SidParams:

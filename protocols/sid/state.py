@@ -6,8 +6,10 @@ signals measured, builds every request's ``SidView``, publishes a round's
 answers (the kernel's ``say``, each reply one unit, all disclosed in the
 round's turn, then the answers updated) and, in the gated variants,
 measures each reply's token statistics against the gate
-(``SignalsMeasured``). ``GATED`` and ``COMPRESSING`` name the variants that
-gate on confidence and that compress the others' answers.
+(``SignalsMeasured``), and keeps who has left the debate (``exited``, under
+``exits=each``). ``GATED``, ``COMPRESSING`` and ``SUMMARIZING`` name the
+variants that gate on confidence, that compress the others' answers and
+that summarize them.
 
 What it does not do: decide the order of a debate, exit early or compress
 anything (``loop``), word or read anything (``prompting``, ``forms``),
@@ -36,6 +38,7 @@ from protocols.sid.views import Reply, SidView
 
 GATED = frozenset({"exit", "sid", "sid_c", "no_expand"})
 COMPRESSING = frozenset({"compress", "sid", "sid_c", "no_expand"})
+SUMMARIZING = frozenset({"summary"})  # the others' answers summarized by the recipient's own model
 WHOLE = WholeMessage()
 
 
@@ -50,6 +53,7 @@ class Council:
         self.replies: dict[str, Reply] = {name: Reply("", None) for name in self.agents}
         self.round = 1
         self.measured: dict[str, SignalsMeasured] = {}
+        self.exited: set[str] = set()  # confident agents that left the debate (exits=each)
         self.answer_format = format_for(params.prompts, params.dataset, table.config.question)
 
     def view(self, agent: str, **fields: Any) -> SidView:

@@ -17,7 +17,8 @@ tokens the recipients did not read: per recipient and, live, the debate's
 running total (source tokens × (1 − kept share of characters), an
 approximation the panel says it is). A seated person reads the others whole;
 the panel says so. Both are empty for a debate without such events, so their
-components stay blank. Every text a model or a person wrote goes through
+components stay blank. A recipient of the ``summary`` variant read its
+model's summary of the others: the panel shows the summary. Every text a model or a person wrote goes through
 ``html.escape``; kept spans are clipped to the text and overlapping ones
 skipped.
 
@@ -200,11 +201,18 @@ def reading_html(view: DebateView) -> str:
             f"{name_html(view, reading.agent)} kept <b>{100 * reading.ratio:.0f}%</b> of the others' text "
             f"(rho = {reading.top_p:g}{layer}) · ≈{unread:.0f} of {reading.source_tokens} tokens not read"
         )
+        body = marked_html(reading.source_text, reading.kept_spans)
+        if reading.method == "summary":
+            head = (
+                f"{name_html(view, reading.agent)} read a summary of the others' text "
+                f"(<b>{100 * reading.ratio:.0f}%</b> of its length), written by its own model"
+            )
+            body = escape(reading.kept_text)
         rounds.setdefault(reading.round, []).append(
             f'<details class="reading" data-agent="{escape(reading.agent)}" data-round="{reading.round}" '
             f'style="border-left-color:{view.colour(reading.agent)}"'
             f"{' open' if reading.round == latest else ''}><summary>{head}</summary>"
-            f'<div class="reading-text">{marked_html(reading.source_text, reading.kept_spans)}</div></details>'
+            f'<div class="reading-text">{body}</div></details>'
         )
     for number, rows in rounds.items():
         compressed = {c.agent for c in view.readings if c.round == number}

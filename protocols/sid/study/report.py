@@ -4,8 +4,9 @@ What it does: ``sid_debates(store, runs, systems)`` folds every finished debate
 of a ``sid/...`` system into a ``SidDebate`` (its question, whether it was
 right, whether it ended early, the tokens the backend computed, split into
 the debate's own (the prompt and generated tokens of every answer and
-revision, each utterance's ``generation``) and the attention probes'
-prefill (the rest: the probes are the only other requests), the first
+revision, each utterance's ``generation``) and the side requests' (the
+rest: the attention probes' prefill, and the ``summary`` variant's
+summaries), the first
 measured answer's gate score and whether that answer was right, the mean
 fraction of the others' text the recipients kept). ``section(debates,
 systems)`` writes the report's markdown:
@@ -14,14 +15,17 @@ systems)`` writes the report's markdown:
   against ``sid/mad``** as the paper's Table 3 counts it (the debate's own
   prompt and generated tokens, summed over the questions both ran, over
   MAD's on the same questions: the authors' code counts the agents'
-  conversations, never the probe's forward pass), the probes' prefill in a
-  column of its own (mean per debate) and the ratio with it, the early-exit
+  conversations, never the probe's forward pass), the side requests (the
+  probes' prefill, the summaries) in a column of its own (mean per debate)
+  and the ratio with them, the early-exit
   rate and the accuracy of the exits, and the kept fraction of the others'
   text;
 * a histogram of the gate statistic (the first answer's score: max(NLL max,
   entropy max) for the ``alpha`` rule) for right and for wrong first answers,
   each question counted once, with the threshold, as a table here and a
-  figure (``figure``).
+  figure (``figure``);
+* the paper's Table 3, and Table 1 where the study has one of its
+  baselines, each cell the mean ± SE over repeats (``tables``).
 
 What it does not do: run debates (``compare``) or write files (``compare_report``).
 """
@@ -125,8 +129,8 @@ def section(debates: Sequence[SidDebate], systems: Sequence[str]) -> list[str]:
         "",
         "## SID: accuracy and cost in the shape of the paper's Table 3",
         "",
-        "| system | accuracy (n, 95% CI) | token ratio vs sid/mad | probe prefill per debate "
-        "| ratio with the probes | early exits | exits right | kept of others' text |",
+        "| system | accuracy (n, 95% CI) | token ratio vs sid/mad | side requests per debate "
+        "| ratio with them | early exits | exits right | kept of others' text |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for system in present:
@@ -144,9 +148,10 @@ def section(debates: Sequence[SidDebate], systems: Sequence[str]) -> list[str]:
     lines += [
         "",
         "The token ratio counts what the paper counts: the prompt and generated tokens of every answer and "
-        "revision, summed over the questions both systems ran, over MAD's. The attention probes' prefill (one "
-        "forward pass per recipient per compressed round, no token generated) is the column beside it, and the "
-        "ratio with it the last cost column.",
+        "revision, summed over the questions both systems ran, over MAD's. The side requests (the attention "
+        "probes' prefill, one forward pass per recipient per compressed round, no token generated; the summary "
+        "variant's summaries, prompt and generation) are the column beside it, and the ratio with them the last "
+        "cost column.",
         "",
         "The paper (MMLU-Pro, Llama-3.1-8B): MAD 39.50 / 1.00; + compression 41.67 / 0.73; + compression + early "
         "exit 46.83 / 0.53; without semantic preservation 34.50 / 0.46.",
@@ -211,10 +216,20 @@ def figure(debates: Sequence[SidDebate]) -> go.Figure | None:
 
 
 def report_section(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> Section:
-    """SID's part of a comparison report (``register_report_sections``): its tables and the gate's histogram."""
+    """SID's part of a comparison report (``register_report_sections``): its tables, the gate's histogram, and the
+    paper's Table 3 and (with a Table 1 baseline in the study) Table 1 (``tables``)."""
+    from protocols.sid.study import tables
+
     debates = sid_debates(store, runs, systems)
     gate = figure(debates)
-    return Section(section(debates, systems), [("sid_gate_statistic", gate)] if gate is not None else [])
+    lines = section(debates, systems)
+    if lines:
+        found = tables.results(store, runs)
+        baselines = {base for base, _ in tables.TABLE_ONE if not base.startswith(PREFIX)}
+        if any(s.partition(":")[0] in baselines for s in systems):
+            lines += tables.table_one(found, systems)
+        lines += tables.table_three(found, debates, systems)
+    return Section(lines, [("sid_gate_statistic", gate)] if gate is not None else [])
 
 
 REPORT_SECTION = ReportSection("sid", report_section)

@@ -66,7 +66,7 @@ def test_on_long_answers_compress_and_sid_cost_less_than_mad_and_the_probes_have
     assert all(probe_tokens(d) == 0 for d in debates if d.system in ("sid/mad", "sid/exit"))
     assert all(probe_tokens(d) > 0 for d in debates if d.system in ("sid/compress", "sid/sid", "sid/no_expand"))
     table = report.split("## SID: accuracy and cost in the shape of the paper's Table 3")[1].split("##")[0]
-    assert "| token ratio vs sid/mad | probe prefill per debate | ratio with the probes |" in table
+    assert "| token ratio vs sid/mad | side requests per debate | ratio with them |" in table
     row = next(line for line in table.splitlines() if line.startswith("| sid/compress |")).split("|")
     assert row[3].strip() == f"{ratios['sid/compress']:.2f}" and row[5].strip() == f"{with_probes['sid/compress']:.2f}"
     assert row[4].strip().replace(",", "").isdigit()  # the probes' mean prefill per debate

@@ -264,7 +264,8 @@ def form_updates(request):
 def test_the_set_up_form_offers_sid_its_variants_and_every_seat_without_roles():
     from tests.test_ui_view import form_fields
 
-    assert _protocol_chosen("sid")[0]["choices"] == ["sid", "mad", "compress", "exit", "sid_c", "no_expand"]
+    variants = ["sid", "mad", "compress", "exit", "sid_c", "no_expand", "cot", "summary"]
+    assert _protocol_chosen("sid")[0]["choices"] == variants
     assert _roles_info("sid", "sid") == "sid has no roles: every agent debates."
     seats = _human_choices("Alex, Chris, Jenny", "Chris", "sid", "sid")
     assert [value for _, value in seats["choices"][1:]] == list(NAMES) and seats["value"] == "Chris"
@@ -314,3 +315,9 @@ def test_a_seated_person_answers_revises_and_the_live_panels_show_what_they_read
         assert "Answers per round" in pushed["rounds"]
     finally:
         session.stop()
+
+
+def test_the_reading_panel_shows_a_summary_recipients_summary():
+    page = render_signals.reading_html(view_of("summary"))
+    assert page.count('class="reading"') == 3 and "read a summary of the others' text" in page
+    assert "checked the options; the answer is" in page and "<mark>" not in page
