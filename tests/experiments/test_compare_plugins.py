@@ -12,6 +12,7 @@ import io
 
 from rich.console import Console
 
+from debate_core import ScriptedBackend
 from debate_core.backends import factory
 from debate_core.events import Intervention, ListenerDecision, Source
 from experiments import compare_cli, extensions
@@ -79,26 +80,30 @@ def test_compare_prepares_only_the_protocols_it_runs_and_handraiser_pools_only_o
     pooled = []
 
     def pool(store, backend, items, *, seed):
-        pooled.append(seed)
+        pooled.append((seed, backend.model_id))
         return {item.key: POSITIONS for item in items}
 
     monkeypatch.setattr(preparation, "position_pool", pool)
+    study_model = ScriptedBackend(lambda request: "", model_id="study-model")  # the study's own backend
 
     def prepared(*flags: str) -> tuple[dict, str]:
         args = compare_args(*flags)
         spec = compare_cli.spec_from(args)
         out = io.StringIO()
-        request = extensions.PreparationRequest(args, Console(file=out), None, None, [ITEM], spec)
+        request = extensions.PreparationRequest(args, Console(file=out), None, study_model, [ITEM], spec)
         return compare_cli.prepare(request), out.getvalue()
 
     made, said = prepared("--systems", "handraiser/random,parliament/cot", "--seed", "3")
-    assert set(made) == {"handraiser"} and pooled == [3]
+    assert set(made) == {"handraiser"} and pooled == [(3, "study-model")]  # the study's model writes them
     assert made["handraiser"][ITEM.key] == preparation.question_setup(POSITIONS, 3, ITEM.key)
-    assert "positions: the most confusing wrong answer" in said
+    assert "positions: the most confusing wrong answer" in said and "written by study-model" in said
     assert prepared("--systems", "handraiser/random", "--no-positions")[0] == {}
     assert prepared("--systems", "handraiser/random", "--backend", "scripted")[0] == {}
     assert prepared("--systems", "parliament/cot")[0] == {}
-    assert pooled == [3]
+    assert pooled == [(3, "study-model")]
+    made, said = prepared("--systems", "handraiser/random", "--positions-model", "scripted:writer-405b")
+    assert set(made) == {"handraiser"} and pooled[-1] == (0, "writer-405b")  # --positions-model's writes them
+    assert "written by writer-405b" in said
 
 
 def test_an_invalid_model_reply_is_a_mistake_where_its_event_type_says_so():
