@@ -16,10 +16,12 @@ from typing import Any
 import pytest
 import torch
 
+from debate_core.backends.base import AttentionQuery
 from debate_core.backends.hf import attention
 from debate_core.backends.hf.decoding import BatchDecoder, Row
 from debate_core.backends.hf.loading import pick_device, pick_dtype
 from debate_core.backends.hf.prefix_cache import PrefixCache
+from debate_core.backends.hf.prompt import TokenizedPrompt
 from debate_core.errors import ConfigError
 
 # -- dtype and device choice -------------------------------------------------------------------
@@ -113,10 +115,28 @@ def test_the_decoder_makes_every_tensor_on_the_models_device(tiny_model, seen):
 
 
 def test_the_attention_probe_makes_every_tensor_on_the_models_device(tiny_model, seen):
-    index = attention.resolve_layer(tiny_model, -1)
-    attn = attention._attention_module(tiny_model, index)
-    q, k = attention._capture(tiny_model, attn, list(range(10, 30)))
-    assert q.shape == (1, 4, 20, 4) and k.shape == (1, 2, 20, 4)  # [1, heads, tokens, head_dim], RoPE applied
-    scores = attention._row_scores(attn, q, k, [12, 13, 14], [3, 4], window=None)
-    assert len(scores) == 3 and all(0.0 < s <= 1.0 for s in scores)
+    text = "ab[cdefg]hijk<lmnopqrstu>vw"  # one character per token: the columns c..g, the rows l..u
+    prompt = TokenizedPrompt(text, list(range(10, 10 + len(text))), [(i, i + 1) for i in range(len(text))])
+
+    def scores(**query: Any) -> list[float]:
+        made = attention.attention_scores(tiny_model, prompt, AttentionQuery(("<", ">"), ("[", "]"), **query))
+        assert made.text == "lmnopqrstu" and len(made.tokens) == 10
+        assert all(0.0 < t.score <= 1.0 for t in made.tokens)
+        return [t.score for t in made.tokens]
+
+    last, first = scores(layer=-1), scores(layer=0)  # one layer: the pass stops after it
+    every = scores(all_layers=True)  # every layer scored in its hooks, one prefill
+    assert every == pytest.approx([max(a, b) for a, b in zip(first, last, strict=True)])
     assert seen == {"cpu"}
+
+
+def test_the_probes_own_rotary_embedding_is_made_on_the_models_device(tiny_model, seen):
+    attn = attention._attention_module(tiny_model, 1)  # a layer not handed its cos/sin: the probe makes them
+    hidden = torch.randn(1, 6, 16, generator=torch.Generator().manual_seed(0), device="cpu")
+    q_out, k_out = attn.q_proj(hidden), attn.k_proj(hidden)
+    positions = torch.arange(6, device="cpu").unsqueeze(0)
+    handed = attention._rotated(tiny_model, attn, q_out, k_out, tiny_model.model.rotary_emb(q_out, positions), 6)
+    q, k = attention._rotated(tiny_model, attn, q_out, k_out, None, 6)
+    assert q.shape == (1, 4, 6, 4) and k.shape == (1, 2, 6, 4)  # [1, heads, tokens, head_dim], RoPE applied
+    assert q.device.type == k.device.type == "cpu"
+    assert torch.equal(q, handed[0]) and torch.equal(k, handed[1])
