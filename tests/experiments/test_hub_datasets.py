@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import os
 import sys
 import types
 from pathlib import Path
@@ -203,20 +204,41 @@ def test_without_datasets_installed_each_says_what_to_install(name, dataset, loa
         load()
 
 
-def test_the_real_datasets_offline_with_nothing_cached_is_refused_in_one_line(tmp_path, monkeypatch):
-    """Where ``datasets`` is installed (the extra): HF_HUB_OFFLINE=1, an empty Hugging Face cache, no data cache."""
-    monkeypatch.delitem(sys.modules, "datasets")
+def offline_datasets(monkeypatch) -> list[tuple]:
+    """A ``datasets`` that behaves as the real one offline: ``config.HF_HUB_OFFLINE`` read from the environment
+    when it is imported, and ``load_dataset`` with that switch on and nothing in ``HF_DATASETS_CACHE`` raising
+    what datasets 3 raises (a ``ConnectionError`` naming the hub's ``LocalEntryNotFoundError``); with the switch
+    off it would download, which fails the test."""
+    asked: list[tuple] = []
+    fake = types.ModuleType("datasets")
+    fake.config = types.SimpleNamespace(  # type: ignore[attr-defined]
+        HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "").upper() in {"1", "ON", "YES", "TRUE"}
+    )
+
+    def load_dataset(path: str, name: str | None = None, *, split: str) -> object:
+        asked.append((path, name, split))
+        cache = Path(os.environ["HF_DATASETS_CACHE"])
+        cached = cache.is_dir() and any(cache.iterdir())
+        if fake.config.HF_HUB_OFFLINE and not cached:  # type: ignore[attr-defined]
+            raise ConnectionError(f"Couldn't reach '{path}' on the Hub (LocalEntryNotFoundError)")
+        raise AssertionError(f"datasets would download {path} here")
+
+    fake.load_dataset = load_dataset  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "datasets", fake)
+    return asked
+
+
+def test_datasets_offline_with_nothing_cached_is_refused_in_one_line(tmp_path, monkeypatch):
+    """HF_HUB_OFFLINE=1 (read by ``datasets`` at import), an empty Hugging Face cache, no data cache."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf" / "datasets"))
-    datasets = pytest.importorskip("datasets")
-    for module in (datasets.config, sys.modules.get("huggingface_hub.constants")):
-        if module is not None and hasattr(module, "HF_HUB_OFFLINE"):
-            monkeypatch.setattr(
-                module, "HF_HUB_OFFLINE", True
-            )  # read at import: an earlier import may predate the switch
-    with pytest.raises(HubDataError, match=r"^MMLU-Pro needs the Hugging Face hub: .*\(--data-file mmlu_pro=FILE\)$"):
+    asked = offline_datasets(monkeypatch)
+    offline = r"^MMLU-Pro needs the Hugging Face hub: .* HF_HUB_OFFLINE=1 forbids downloading it \(offline\)"
+    with pytest.raises(HubDataError, match=offline + r".*\(--data-file mmlu_pro=FILE\)$"):
         mmlu_pro.load_mmlu_pro(cache=tmp_path / "cache")
+    assert asked == [("TIGER-Lab/MMLU-Pro", None, "test")]  # the hub was asked, once, for the test split
+    assert not (tmp_path / "cache").exists()  # nothing cached from a failed load
 
 
 def test_the_command_line_says_the_hub_error_in_one_line(tmp_path, capsys, monkeypatch):
