@@ -46,6 +46,18 @@ def test_a_plugin_command_runs_and_a_taken_name_is_left_out(plugged, capsys):
     assert any("'mmlu' in register_datasets, which is taken" in p for p in problems())
 
 
+def test_a_preset_command_is_compare_under_its_name_with_its_defaults_and_prints_its_table(plugged, tmp_path, capsys):
+    db = str(tmp_path / "p.sqlite3")
+    parser = build_parser()._subparsers._group_actions[0].choices["tiny-table"]  # type: ignore[union-attr]
+    args = parser.parse_args(["--db", db])
+    assert (args.experiment, args.systems, args.data, args.mmlu) == ("tiny-table", "parliament/cot", ["tiny=2"], 0)
+    assert {"--backend", "--repeats", "--param", "--twice"} <= set(parser._option_string_actions)  # compare's, its own
+    assert main(["tiny-table", "--db", db, "--backend", "scripted", "--no-progress", "--twice"]) == 0
+    assert "tally: 4 runs of parliament/cot and parliament/british" in capsys.readouterr().out  # prepare, then show
+    assert main(["report", "tiny-table", "--db", db, "--out", str(tmp_path / "report")]) == 0  # its id: the name
+    assert "- parliament/british: 2 runs" in (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+
+
 def test_compare_finds_a_plugin_data_set_by_name_and_reports_its_section(plugged, tmp_path):
     db, out = str(tmp_path / "s.sqlite3"), tmp_path / "report"
     common = ["--experiment", "tiny", "--db", db, "--backend", "scripted", "--no-progress", "--systems"]

@@ -7,8 +7,8 @@
 
 What it does: each command is ``compare`` under another name (its parser,
 every option of it, and ``compare_cli.cmd_compare`` to run the study, resume
-it and check a rerun's parameters), with the paper's settings as defaults
-(``PRESETS``), then prints its table from the store (``report``'s ACE section
+it and check a rerun's parameters: ``experiments.presets``), with the paper's
+settings as defaults (``PRESETS``), then prints its table from the store (``report``'s ACE section
 writes the same tables, and the sweep's figure, into ``python -m experiments
 report ID``):
 
@@ -41,33 +41,14 @@ tables (``tables``, ``sweep``) or write the report's files (``report``).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
-from rich.console import Console
-
-from experiments import bbh, compare_cli
-from experiments.extensions import Command
-from experiments.progress import Progress
+from experiments import bbh
+from experiments.presets import Preset, command
 from protocols.ace.study import report, sweep, tables
 from storage import Store
 from storage.experiments import RunRecord
-
-Show = Callable[[Store, Sequence[RunRecord], Sequence[str]], list[str]]
-
-
-@dataclass(frozen=True)
-class Preset:
-    """A study command: ``compare`` named ``name`` with ``defaults`` (by option destination, each with its help)
-    and ``params`` laid under the user's ``--param``; ``show`` draws its table from the store."""
-
-    name: str
-    help: str
-    defaults: Mapping[str, tuple[Any, str]]
-    show: Show
-    params: tuple[str, ...] = ()
-    options: Callable[[argparse.ArgumentParser], object] | None = field(default=None)
 
 
 def _table_one(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> list[str]:
@@ -102,6 +83,12 @@ def _rounds_option(parser: argparse.ArgumentParser) -> None:
         metavar="N,N,...",
         help="the numbers of rounds, comma-separated (default: 1,2,3,4,5)",
     )
+
+
+def _swept(args: argparse.Namespace) -> argparse.Namespace:
+    """The sweep's ``--systems``: every method at every ``--rounds``."""
+    args.systems = sweep_systems(args.systems, args.rounds)
+    return args
 
 
 TABLE_ONE_SYSTEMS = ",".join(system for system, _ in tables.TABLE_ONE)
@@ -145,40 +132,9 @@ PRESETS = (
         },
         _sweep,
         options=_rounds_option,
+        prepare=_swept,
     ),
 )
-
-
-class _Named:
-    """The sub-parsers, handing ``compare_cli.add_parser`` a parser of another name than ``compare``."""
-
-    def __init__(self, commands: Any, preset: Preset) -> None:
-        self.commands, self.preset = commands, preset
-        self.parser: argparse.ArgumentParser | None = None
-
-    def add_parser(self, _name: str, **_options: Any) -> argparse.ArgumentParser:
-        self.parser = self.commands.add_parser(self.preset.name, help=self.preset.help, description=self.preset.help)
-        return self.parser
-
-
-def add_parser(preset: Preset) -> Callable[[Any], None]:
-    def add(commands: Any) -> None:
-        named = _Named(commands, preset)
-        compare_cli.add_parser(named)
-        parser = named.parser
-        assert parser is not None
-        for action in parser._actions:
-            if action.dest in preset.defaults:
-                action.default, action.help = preset.defaults[action.dest]
-            elif action.dest == "experiment":
-                action.required, action.default = False, preset.name
-                action.help = f"the study's id (default: {preset.name})"
-            elif action.dest == "param" and preset.params:
-                action.help = f"PROTOCOL.KEY=VALUE, laid over the presets {' '.join(preset.params)} (repeatable)"
-        if preset.options is not None:
-            preset.options(parser)
-
-    return add
 
 
 def sweep_systems(methods: str, rounds: str) -> str:
@@ -193,25 +149,4 @@ def sweep_systems(methods: str, rounds: str) -> str:
     return ",".join(sweep.swept(method, n) for method in names for n in sorted(set(ns)))
 
 
-def run(preset: Preset) -> Callable[[argparse.Namespace, Console, Progress | None], int]:
-    def go(args: argparse.Namespace, console: Console, progress: Progress | None) -> int:
-        args.param = [*preset.params, *args.param]
-        if preset.options is _rounds_option:
-            args.systems = sweep_systems(args.systems, args.rounds)
-        status = compare_cli.cmd_compare(args, console, progress)
-        if status == 130:  # stopped: the same command resumes
-            return status
-        systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-        store = Store(args.db)
-        try:
-            lines = preset.show(store, store.experiments.runs(args.experiment), systems)
-        finally:
-            store.close()
-        for line in lines:
-            console.print(line, markup=False, soft_wrap=True)
-        return status
-
-    return go
-
-
-COMMANDS = tuple(Command(p.name, add_parser(p), run(p), progress=True) for p in PRESETS)
+COMMANDS = tuple(command(p) for p in PRESETS)

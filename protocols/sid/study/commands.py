@@ -6,7 +6,7 @@
 
 What it does: each command is ``compare`` under another name (its parser,
 every option of it, and ``compare_cli.cmd_compare`` to run, resume and
-check the study, through the preset machinery ACE's study commands use),
+check the study: ``experiments.presets``),
 with the paper's settings as defaults, then prints its table from the store
 (``tables``; each cell the mean ± SE over ``--repeats`` runs):
 
@@ -35,12 +35,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 
-from rich.console import Console
-
-from experiments import compare_cli
-from experiments.extensions import Command
-from experiments.progress import Progress
-from protocols.ace.study.commands import Preset, Show, add_parser
+from experiments.presets import Preset, Show, command
 from protocols.sid.study import report, tables
 from storage import Store
 from storage.experiments import RunRecord
@@ -83,7 +78,14 @@ def _preset(
         "mmlu": (0, "MMLU questions (default 0)"),
         "strategyqa": (0, "StrategyQA questions (default 0)"),
     }
-    return Preset(name, f"{what} (compare with the paper's settings)", defaults, show, options=options)
+    return Preset(
+        name,
+        f"{what} (compare with the paper's settings)",
+        defaults,
+        show,
+        options=options,
+        prepare=lambda args: prepared(name, args),
+    )
 
 
 TABLE_ONE = _preset(
@@ -108,32 +110,15 @@ def preset_data(name: str, n: int) -> list[str]:
     return [*math, f"mmlu_pro={n}"]
 
 
-def prepared(preset: Preset, args: argparse.Namespace) -> argparse.Namespace:
-    """``args`` with the preset's data sets (unless ``--data`` named some) and SID-c where a gate is given."""
+def prepared(name: str, args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` of the command ``name`` with its data sets (unless ``--data`` named some) and SID-c where a gate
+    is given."""
     if not args.data:
-        args.data = preset_data(preset.name, args.questions)
+        args.data = preset_data(name, args.questions)
     gate = getattr(args, "classifier", None)
     if gate:
         args.systems = f"{args.systems},sid/sid_c:classifier={gate}"
     return args
 
 
-def run(preset: Preset) -> Callable[[argparse.Namespace, Console, Progress | None], int]:
-    def go(args: argparse.Namespace, console: Console, progress: Progress | None) -> int:
-        status = compare_cli.cmd_compare(prepared(preset, args), console, progress)
-        if status == 130:  # stopped: the same command resumes
-            return status
-        systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-        store = Store(args.db)
-        try:
-            lines = preset.show(store, store.experiments.runs(args.experiment), systems)
-        finally:
-            store.close()
-        for line in lines:
-            console.print(line, markup=False, soft_wrap=True)
-        return status
-
-    return go
-
-
-COMMANDS = tuple(Command(p.name, add_parser(p), run(p), progress=True) for p in (TABLE_ONE, TABLE_THREE))
+COMMANDS = tuple(command(p) for p in (TABLE_ONE, TABLE_THREE))
