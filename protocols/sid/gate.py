@@ -47,7 +47,6 @@ U_FEATURES = (
 CODE_FEATURES = ("nll_max", "ent_max", "nll_avg", "ent_avg")  # the authors' code's SID-c (its ``vector_4d``)
 FEATURE_SETS = {"u": U_FEATURES, "code": CODE_FEATURES}
 DEFAULT_FEATURES = U_FEATURES  # what train-gate reads unless told otherwise
-FEATURES = CODE_FEATURES  # the name the first gate files' four features went by (their writers and readers keep it)
 
 
 @dataclass(frozen=True, slots=True)

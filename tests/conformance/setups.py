@@ -17,7 +17,7 @@ def _gate_file(folder: Path) -> str:
     from protocols.sid import gate
 
     data = {
-        "features": list(gate.FEATURES),
+        "features": list(gate.CODE_FEATURES),
         "mean": [0, 0, 0, 0],
         "scale": [1, 1, 1, 1],
         "layers": [{"weights": [[-2.0], [0.0], [0.0], [0.0]], "biases": [3.0]}],

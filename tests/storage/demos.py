@@ -4,7 +4,7 @@
 every variant, with what the variant needs to start: a fine-tuned listener's seat for HandRaiser's
 ``learned`` (the demo script stands in for it), a person in the moderator's seat for ``human`` (who
 presses Interrupt once and votes), a trained gate for SID's ``sid_c`` (a one-layer classifier written
-to a scratch file) and one solver for Parliament's ``cot``. The tamperings of ``test_tampering`` start
+to a scratch file) and one solver for Parliament's and SID's ``cot``. The tamperings of ``test_tampering`` start
 from these streams, and every one of them must import untouched.
 """
 
@@ -28,7 +28,7 @@ NAMES = ("Ann", "Ben", "Cy")
 
 
 def _agents(protocol: str, variant: str) -> tuple[AgentSpec, ...]:
-    if protocol == "parliament" and variant == "cot":
+    if variant == "cot" and protocol in ("parliament", "sid"):  # one solver, once
         return (AgentSpec(name="Ann"),)
     if protocol == "parliament":
         return tuple(AgentSpec(name=n) for n in NAMES[:2])
@@ -42,7 +42,7 @@ def _gate_file(folder: Path) -> str:
     from protocols.sid import gate
 
     data = {
-        "features": list(gate.FEATURES),
+        "features": list(gate.CODE_FEATURES),
         "mean": [0, 0, 0, 0],
         "scale": [1, 1, 1, 1],
         "layers": [{"weights": [[-2.0], [0.0], [0.0], [0.0]], "biases": [3.0]}],
