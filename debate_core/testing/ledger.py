@@ -15,7 +15,9 @@ naming the protocol and the row, everything that breaks the format:
 * ``default``: ``as the paper`` (``as the paper's code`` where the paper is
   silent and its authors' code decides); or ``option`` followed by the
   backticked names of the options, then `` — `` and the reason; or
-  ``not yet — `` the reason with the issue (``#27``) that will build it;
+  ``not yet — `` the reason with the issue (``#27``) that will build it; or
+  ``out of reach — `` why this project cannot build it (a model or service it
+  cannot reach, data it may not hold), said so a reader knows the gap is known;
 * every option named exists: a variant of the protocol (``mad``, or as a
   study names a system, ``sid/mad``, ``handraiser/threshold:tau=0.3``), a
   field of its ``Params`` (``rho``) with a value it accepts (``rho=0.5``), or
@@ -24,7 +26,7 @@ naming the protocol and the row, everything that breaks the format:
 * ``test``: one or more backticked pytest node ids, comma separated
   (``path/to/test_file.py::test_name``, ``...::Class::test_name``; a
   parametrised test without its brackets), each naming a file under
-  ``root`` that defines that test; a ``not yet`` row may have ``—``.
+  ``root`` that defines that test; a ``not yet`` or ``out of reach`` row may have ``—``.
 
 ``protocol_docs(cls)`` is where a protocol's page lies (beside its package).
 
@@ -50,9 +52,9 @@ from debate_core.protocols.base import Protocol
 HEADING = "## Fidelity ledger"
 HEADER = "| mechanism | paper | here | default | test |"
 DASH = "—"
-KINDS = ("as the paper", "option", "not yet")
+KINDS = ("as the paper", "option", "not yet", "out of reach")
 _PLACES = re.compile(r"§|\b(?:Eqs?|Tab|Alg|Fig|App|Sec)\.|\b(?:Table|Algorithm|Figure|Appendix|Section|Equation)\b")
-_KIND = re.compile(r"^(as the paper|option|not yet)\b")
+_KIND = re.compile(r"^(as the paper|option|not yet|out of reach)\b")
 _TICKED = re.compile(r"`([^`]+)`")
 _ISSUE = re.compile(r"#\d+\b")
 _SEPARATORS = re.compile(r"^(?:\s|,|\band\b|\bor\b|/)*$")
@@ -76,7 +78,8 @@ class LedgerRow:
 
     @property
     def kind(self) -> str | None:
-        """``as the paper``, ``option`` or ``not yet``, by how the default cell begins (None: none of them)."""
+        """``as the paper``, ``option``, ``not yet`` or ``out of reach``, by how the default cell begins (None:
+        none of them)."""
         found = _KIND.match(self.default.strip())
         return found[1] if found else None
 
@@ -249,14 +252,18 @@ def _row_problems(cls: type[Protocol], row: LedgerRow, root: Path, flags: frozen
             problems.append(f"a not yet row gives its reason after ' {DASH} '")
         if not _ISSUE.search(reason):
             problems.append("a not yet row names the issue that will build it (#N)")
+    elif kind == "out of reach":
+        _, dash, reason = row.default.strip().partition(f" {DASH} ")
+        if not dash or not reason.strip():
+            problems.append(f"an out of reach row says why after ' {DASH} '")
     if row.paper.strip() == DASH:
         if kind != "option":
             problems.append(f"only an option row (this project's own addition) may have {DASH} for the paper")
     elif not _PLACES.search(row.paper):
         problems.append(f"the paper cell {row.paper[:40]!r} says no place in the paper (§, Eq., Table, Alg., ...)")
     if row.test.strip() == DASH:
-        if kind != "not yet":
-            problems.append(f"only a not yet row may have {DASH} for its test")
+        if kind not in ("not yet", "out of reach"):
+            problems.append(f"only a not yet or out of reach row may have {DASH} for its test")
     else:
         parts = [part.strip() for part in row.test.split(",")]
         if not parts or not all(_TICKED.fullmatch(part) for part in parts):
