@@ -17,6 +17,7 @@ from debate_core import (
     StaleRequestError,
     SuppliedInitialAnswer,
 )
+from debate_core.backends.scripted import ScriptedBackend
 from debate_core.config import Question
 from debate_core.errors import ConfigError
 from debate_core.events import (
@@ -347,15 +348,38 @@ def test_a_human_who_lets_a_plan_pass_listens():
     assert events[-1].reason is EndReason.MAX_TURNS
 
 
+def gated_plans(backend: ScriptedBackend, before: threading.Event | None, after: threading.Event) -> ScriptedBackend:
+    """``backend`` whose turn-0 plan batch waits for ``before`` (when given) and sets ``after`` once answered."""
+    generate = backend.generate
+
+    def gated(requests):
+        turn0_plans = any(r.kind == "plan" and r.turn == 0 for r in requests)
+        if turn0_plans and before is not None:
+            before.wait(WAIT_S)
+        completions = generate(requests)
+        if turn0_plans:
+            after.set()
+        return completions
+
+    backend.generate = gated  # type: ignore[method-assign]
+    return backend
+
+
 def test_stop_unblocks_a_waiting_human_seat():
+    # The models' part of the turn's batch is answered; only the person is still being asked
+    # when the stop comes: the turn's plans are recorded (the person's as a fallback, with why).
+    # Waiting for the models' answers, not for time, makes this hold on a loaded machine.
     channel = HumanChannel()
     seat = HumanSeat(HUMAN, channel, timeout_s=None)  # would wait forever
-    debate = Debate(human_config(), build_script_backend(), seats={HUMAN: seat}, segmenter=SentenceSplitter())
+    models_answered = threading.Event()
+    backend = gated_plans(build_script_backend(), None, models_answered)
+    debate = Debate(human_config(), backend, seats={HUMAN: seat}, segmenter=SentenceSplitter())
     events: list = []
     worker = threading.Thread(target=lambda: events.extend(debate.run()), daemon=True)
     worker.start()
     request = channel.pending(timeout_s=WAIT_S)
     assert request is not None and request.kind == "plan"
+    assert models_answered.wait(WAIT_S)
     debate.stop()
     worker.join(timeout=WAIT_S)
     assert not worker.is_alive()
@@ -363,6 +387,29 @@ def test_stop_unblocks_a_waiting_human_seat():
     record = plan_of(plans_at(events, 0), HUMAN)
     assert record.valid is False
     assert record.error  # why the human's plan is missing is recorded
+    assert channel.pending(timeout_s=0.01) is None
+
+
+def test_a_stop_before_the_models_answer_ends_at_once_and_unblocks_the_human_seat():
+    # The documented contract (docs/architecture.md, CHANGELOG): stop() ends the debate at once,
+    # no model work starts after it; the turn's plans are not finished first. The person's
+    # request is withdrawn all the same.
+    channel = HumanChannel()
+    seat = HumanSeat(HUMAN, channel, timeout_s=None)
+    stopped, models_answered = threading.Event(), threading.Event()
+    backend = gated_plans(build_script_backend(), stopped, models_answered)
+    debate = Debate(human_config(), backend, seats={HUMAN: seat}, segmenter=SentenceSplitter())
+    events: list = []
+    worker = threading.Thread(target=lambda: events.extend(debate.run()), daemon=True)
+    worker.start()
+    request = channel.pending(timeout_s=WAIT_S)
+    assert request is not None and request.kind == "plan"
+    debate.stop()
+    stopped.set()
+    worker.join(timeout=WAIT_S)
+    assert not worker.is_alive()
+    assert events[-1].reason is EndReason.STOPPED
+    assert not [e for e in events if isinstance(e, PlansMade)]
     assert channel.pending(timeout_s=0.01) is None
 
 

@@ -5,7 +5,16 @@ no part of the page until then."""
 from __future__ import annotations
 
 from tests.browser.conftest import screenshot
-from tests.browser.pages import STEP_GUARD_MS, Person, sentences, transcript, wait_for
+from tests.browser.pages import (
+    INTERRUPT_PACE_S,
+    STEP_GUARD_MS,
+    Person,
+    seat_state,
+    sentences,
+    status,
+    transcript,
+    wait_for,
+)
 from tests.browser.test_handraiser_seat import set_up
 
 SECRET = "Nitrogen"  # the shared demo question's answer (B): the game's secret
@@ -18,7 +27,7 @@ def shown(page) -> str:
 
 def test_a_person_as_the_guesser_interrupts_the_describer_and_guesses_the_secret(page):
     person = Person(page)
-    set_up(page, "pictionary", seat="Chris", role="guesser", pace=0.8)  # the second of two seats
+    set_up(page, "pictionary", seat="Chris", role="guesser", pace=INTERRUPT_PACE_S)  # the second of two seats
     agents = page.locator("#setup-agents input, #setup-agents textarea").first
     assert agents.input_value() == "Alex, Chris"  # the describer and the guesser
     page.click("#start")
@@ -26,10 +35,16 @@ def test_a_person_as_the_guesser_interrupts_the_describer_and_guesses_the_secret
     assert "you are Chris, the guesser" in page.locator("#status").inner_text()
     card = page.locator("#question")
     wait_for(lambda: "hidden from you, the guesser" in card.inner_text(), "the card keeping the secret")
-    wait_for(lambda: sentences(page) >= 2, "the description's first chunks")
+    # Paused at the first chunk, the person presses Interrupt while chunks remain however slow the machine is
+    # (a paced press could land after the whole description on a loaded one); it lands at the next chunk.
+    wait_for(lambda: sentences(page) >= 1, "the description's first chunk")
+    page.click("#pause")
+    wait_for(lambda: status(page).startswith("paused"), "the pause")
     assert SECRET.lower() not in shown(page).lower() and "Oxygen" not in card.inner_text()
     heard = sentences(page)
     person.key("i", "interrupt")
+    wait_for(lambda: seat_state(page) == "armed", "the armed interrupt")  # armed before the debate goes on
+    page.click("#resume")
     wait_for(lambda: "cut off by Chris" in transcript(page), "the describer cut off at the next chunk")
     description = page.locator("#transcript .line.speech").first
     assert "describer" in description.locator(".role").inner_text()
