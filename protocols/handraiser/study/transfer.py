@@ -81,6 +81,8 @@ def add_parser(commands: Any) -> None:
                         "(default: the three: pictionary, scheduling, handraiser)")  # fmt: skip
     parser.add_argument("--cases", type=int, default=5, help="cases per task (default 5; the paper's test sets: "
                         "100 entities, 50 cases, 100 questions)")  # fmt: skip
+    parser.add_argument("--debate-data", default="mmlu", metavar="NAME", help="the debate task's data set "
+                        "(default mmlu, offline; the paper's is mmlu_pro, loaded through `datasets`)")  # fmt: skip
     parser.add_argument("--baselines", default=GENERIC, help="policies run beside the listeners (default: "
                         "generic, Table 2's; generic,concise,random,prompted for Table 6's rows)")  # fmt: skip
 
@@ -111,7 +113,7 @@ def plan(args: argparse.Namespace) -> dict[str, Any]:
     for t in tasks:
         rows[t.protocol] = {f"{t.protocol}/{b}": b for b in baselines}
         rows[t.protocol].update({f"{t.protocol}/learned:listener={path}": name for name, path in listeners.items()})
-    return {
+    spec: dict[str, Any] = {
         "kind": KIND,
         "listeners": listeners,
         "baselines": baselines,
@@ -120,6 +122,10 @@ def plan(args: argparse.Namespace) -> dict[str, Any]:
         "studies": {t.protocol: f"{args.experiment}-{t.alias}" for t in tasks},
         "rows": rows,
     }
+    debate_data = getattr(args, "debate_data", "mmlu").strip().lower()
+    if debate_data != "mmlu":  # recorded only when set, so a transfer stored before the option reruns as it was
+        spec["debate_data"] = debate_data
+    return spec
 
 
 def study_args(args: argparse.Namespace, spec: dict[str, Any], found: Task) -> argparse.Namespace:
@@ -127,9 +133,10 @@ def study_args(args: argparse.Namespace, spec: dict[str, Any], found: Task) -> a
     mine = copy.copy(args)
     mine.experiment = spec["studies"][found.protocol]
     mine.systems = ",".join(spec["rows"][found.protocol])
-    mine.mmlu = spec["cases"] if found.dataset == "mmlu" else 0
+    dataset = spec.get("debate_data", "mmlu") if found.protocol == "handraiser" else found.dataset
+    mine.mmlu = spec["cases"] if dataset == "mmlu" else 0
     mine.strategyqa = 0
-    mine.data = [] if found.dataset == "mmlu" else [f"{found.dataset}={spec['cases']}"]
+    mine.data = [] if dataset == "mmlu" else [f"{dataset}={spec['cases']}"]
     return mine
 
 

@@ -7,6 +7,9 @@ grid's plumbing (which listener sat where, which row is which) is what is tested
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from debate_core.events import DebateStarted
 from experiments.cli import main as experiments_main
 from protocols.handraiser.study.tables import policy_of
@@ -73,3 +76,22 @@ def test_a_policy_is_its_system_without_its_task_or_listener_path():
     assert policy_of("pictionary/threshold:tau=0.3") == "threshold:tau=0.3"
     assert policy_of("scheduling/learned:listener=listeners/ms") == "learned"
     assert policy_of("handraiser/generic") == "generic"
+
+
+def test_the_debate_task_runs_on_the_data_set_named_for_it(tmp_path):
+    """``--debate-data mmlu_pro`` (the paper's) puts the debate column on MMLU-Pro; other tasks keep their own."""
+    db = str(tmp_path / "tr.sqlite3")
+    fixture = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "mmlu_pro_rows.json"
+    argv = ["--tasks", "handraiser,pictionary", "--debate-data", "mmlu_pro", "--data-file", f"mmlu_pro={fixture}"]
+    assert transfer(db, "--listeners", "debate=listeners/debate", *argv) == 0
+    store = Store(db)
+    try:
+        record = store.experiments.get("tr")
+        assert record is not None and record.spec["debate_data"] == "mmlu_pro"
+        starts = [store.events(run.debate_id)[0] for run in store.experiments.runs("tr-debate")]
+        debate_questions = {event.config.question.text for event in starts if isinstance(event, DebateStarted)}
+        rows = json.loads(fixture.read_text())
+        assert len(debate_questions) == 2 and debate_questions <= {row["question"] for row in rows}
+        assert store.experiments.runs("tr-pictionary")  # the other task still plays its entities
+    finally:
+        store.close()
