@@ -41,8 +41,8 @@ from debate_core.config import DebateConfig
 from debate_core.errors import ConfigError
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
-from debate_core.kernel.endings import FinalDecision, majority
 from debate_core.kernel.consistency import StreamRules
+from debate_core.kernel.endings import FinalDecision, majority
 from debate_core.kernel.forms import Form
 from debate_core.protocols.base import Protocol, ProtocolParams, Requirement, RoleSpec
 from protocols.sid import gate
