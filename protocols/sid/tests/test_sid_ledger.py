@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from console.terminal import TerminalRenderer
 from debate_core.backends.scripted import ScriptedReply, scripted_tokens
 from debate_core.errors import ImpossibleEvent
 from debate_core.events import DebateEnded
@@ -21,12 +23,15 @@ from protocols.sid.protocol import SidProtocol
 from protocols.sid.study.significance import mann_whitney, stars
 from protocols.sid.study.sweep import SWEPT, grid_systems
 from protocols.sid.tests.test_sid import AGENTS, Recording, config, run
+from ui.render import result_html
+from ui.render_rounds import rounds_html
+from ui.view_model import DebateView
 
 TWO = AGENTS[:2]
 
 
 def _keeps(letters: dict[str, str]):
-    """Each agent answers its letter and keeps it when it revises (a calm reply: no early exit needed)."""
+    """Each agent answers its letter and keeps it when it revises (hesitant replies: no early exit)."""
 
     def reply(request):
         text = f"I checked each option against the question. The answer is ({letters[request.agent]})."
@@ -36,11 +41,25 @@ def _keeps(letters: dict[str, str]):
     return reply
 
 
-def _tied(variant: str = "mad", *, seed: int | None = None, **params) -> DebateEnded:
+def _tied_events(variant: str = "mad", *, seed: int | None = None, **params) -> list:
+    """Two agents, Alex answering (C) and Chris (A), each keeping its answer: the last round is tied."""
     extra = {"seed": seed} if seed is not None else {}
     cfg = config(variant, agents=TWO, **params).model_copy(update=extra)
     keep = _keeps({"Alex": "C", "Chris": "A"})
-    events = run(cfg, Recording(cfg, answer=keep, revise=keep, revise_kept=keep))
+    return run(cfg, Recording(cfg, answer=keep, revise=keep, revise_kept=keep))
+
+
+def _said(events: list) -> str:
+    """How the app (rounds table and result panel) and the terminal tell the end."""
+    view = DebateView.from_events(events)
+    terminal = TerminalRenderer(Console(record=True, width=300))
+    for event in events:
+        terminal.show(event)
+    return " ".join((rounds_html(view), result_html(view), terminal.console.export_text()))
+
+
+def _tied(variant: str = "mad", *, seed: int | None = None, **params) -> DebateEnded:
+    events = _tied_events(variant, seed=seed, **params)
     check_stream(events)  # the kernel's and SID's rules accept the ending
     end = events[-1]
     assert isinstance(end, DebateEnded)
@@ -53,6 +72,8 @@ def test_a_tied_last_round_goes_to_the_first_seats_answer_as_the_authors_code_do
         end = _tied(variant)
         assert end.rule == "majority" and end.final_answer == "C"  # Alex's, first in seat order, not the letter first
         assert set(end.tie) == {"A", "C"} and end.decided_by == "Alex"  # the tie recorded, and whose answer won it
+    said = _said(_tied_events())
+    assert "to Alex's answer, given first" in said and "given first)" in said and "seeded" not in said
 
 
 def test_ties_draw_draws_among_the_tied_with_the_seeded_generator_and_records_the_draw():
@@ -61,12 +82,13 @@ def test_ties_draw_draws_among_the_tied_with_the_seeded_generator_and_records_th
     assert {e.final_answer for e in ends} == {"A", "C"}  # each tied answer drawn under some seed
     again = [_tied(ties="draw", seed=seed).final_answer for seed in range(12)]
     assert again == [e.final_answer for e in ends]  # the same seed draws the same answer: a replay shows it
+    said = _said(_tied_events(ties="draw", seed=0))
+    assert "broken by the seeded random choice" in said and "broken by the seeded RNG" in said and "drawn)" in said
+    assert "given first" not in said
 
 
-def test_a_first_answer_tie_that_names_the_wrong_agent_is_an_impossible_stream():
-    cfg = config("mad", agents=TWO)
-    keep = _keeps({"Alex": "C", "Chris": "A"})
-    events = run(cfg, Recording(cfg, answer=keep, revise=keep))
+def test_a_tie_said_to_go_to_another_agent_than_the_first_is_an_impossible_stream():
+    events = _tied_events()
     forged = events[-1].model_copy(update={"decided_by": "Chris"})
     with pytest.raises(ImpossibleEvent, match="no tie that went to the first tied answer"):
         check_stream([*events[:-1], forged])
