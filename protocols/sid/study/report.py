@@ -1,4 +1,4 @@
-"""SID's section of a comparison report: the paper's Table 3 shape, early exits, and the gate's statistic.
+"""SID's section of a comparison report: Table 3's shape, early exits, the gate's statistic, the correction flow.
 
 What it does: ``sid_debates(store, runs, systems)`` folds every finished debate
 of a ``sid/...`` system into a ``SidDebate`` (its question, whether it was
@@ -6,10 +6,12 @@ right, whether it ended early, the tokens the backend computed, split into
 the debate's own (the prompt and generated tokens of every answer and
 revision, each utterance's ``generation``) and the side requests' (the
 rest: the attention probes' prefill, and the ``summary`` variant's
-summaries), the first
-measured answer's gate score and whether that answer was right, the mean
-fraction of the others' text the recipients kept). ``section(debates,
-systems)`` writes the report's markdown:
+summaries), the first measured answer's gate score, its eight statistics
+and whether that answer was right (``right``: an option as the engine
+scores it, a free-form answer as the report's normalized match), the mean
+fraction of the others' text the recipients kept, and each agent's first
+and last answer, right or wrong). ``section(debates, systems)`` writes the
+report's markdown:
 
 * per system: accuracy with n and a 95% Wilson interval, the **token ratio
   against ``sid/mad``** as the paper's Table 3 counts it (the debate's own
