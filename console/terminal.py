@@ -374,7 +374,9 @@ class TerminalRenderer(EventFold):
         if self.held_answer:
             body.append(f"\nCorrect answer: {self.held_answer}")
         if event.tie:
-            body.append(f" (tie among {', '.join(event.tie)}, broken by the seeded RNG)")
+            first = event.rule == "majority" and event.decided_by is not None  # the tie went to the first answer
+            broken = f"to {event.decided_by}'s answer, given first" if first else "broken by the seeded RNG"
+            body.append(f" (tie among {', '.join(event.tie)}, {broken})")
         budget = f"/{self.budget}" if self.budget else ""
         body.append(
             f"\nEnded by: {event.reason.value} at turn {event.turn}, {event.public_tokens}{budget} public tokens"

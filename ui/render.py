@@ -266,7 +266,12 @@ def result_html(view: DebateView) -> str:
     if ended.correct is not None:
         verdict = '<span class="ok">✓ correct</span>' if ended.correct else '<span class="bad">✗ incorrect</span>'
     votes = ", ".join(f"{escape(v.answer)}: {v.count}" for v in ended.votes) or "none"
-    tie = f" (tie among {escape(', '.join(ended.tie))}, broken by the seeded random choice)" if ended.tie else ""
+    broken = (
+        f"to {escape(ended.decided_by)}'s answer, given first"
+        if ended.rule == "majority" and ended.decided_by
+        else "broken by the seeded random choice"
+    )
+    tie = f" (tie among {escape(', '.join(ended.tie))}, {broken})" if ended.tie else ""
     error = f'<div class="bad">Error: {escape(ended.error)}</div>' if ended.error else ""
     rule = ""
     if ended.rule != "majority":

@@ -62,7 +62,9 @@ def _decision_cell(view: DebateView) -> str:
     answer = f"<b>{escape(ended.final_answer or '-')}</b>"
     right = " ✓" if ended.correct else (" ✗" if ended.correct is False else "")
     how = escape("early exit" if ended.reason.value == "early_exit" else ended.rule.replace("_", " "))
-    if ended.decided_by:
+    first = ended.rule == "majority" and ended.decided_by is not None  # a tie that went to the first answer
+    if ended.decided_by and not first:
         how += f": {'picked by ' if ended.rule == 'judge' else ''}{name_html(view, ended.decided_by)}"
-    tie = f" (tie among {escape(', '.join(ended.tie))}, drawn)" if ended.tie else ""
+    broken = f"to {name_html(view, ended.decided_by)}'s, given first" if first else "drawn"
+    tie = f" (tie among {escape(', '.join(ended.tie))}, {broken})" if ended.tie else ""
     return f'{answer}{right} <span class="rule" data-rule="{escape(ended.rule)}">{how}{tie}</span>'

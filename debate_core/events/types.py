@@ -128,9 +128,11 @@ class DebateEnded(EventBase):
     ``rule`` says how ``final_answer`` was decided (``majority`` of
     ``answers``, ``single``: one role's answer, ``judge``: a verdict, ...), and
     ``decided_by`` names the agent whose answer or verdict it is, when one did.
-    ``tie`` lists the answers that shared the most votes when the seeded
-    random choice decided. ``undisclosed`` holds a speaker's queue cut off by
-    the end.
+    ``tie`` lists the answers that shared the most votes when a majority was
+    tied: the seeded random choice broke it, or, where ``decided_by`` names an
+    agent, the tie went to that agent's answer, the tied answer given first
+    (``ties="first"``, ``kernel.endings.majority``). ``undisclosed`` holds a
+    speaker's queue cut off by the end.
     """
 
     type: Literal["debate_ended"] = "debate_ended"

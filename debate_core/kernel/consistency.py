@@ -26,7 +26,8 @@ obeys its rules:
   multiple-choice question is an option label (or none);
 * the end: the final answer is an option (or none), ``correct`` is what
   ``is_correct`` says of it, a majority's votes recount the answers and the
-  final answer has the most of them, a single agent's or a judge's answer is
+  final answer has the most of them (a tie that went to the answer given
+  first names the agent who gave it first), a single agent's or a judge's answer is
   that agent's, the undisclosed units are the floor's, an error is given
   exactly when the debate ended on one, and the statistics count what the
   stream shows (turns, utterances, units, interruptions, completions,
@@ -333,6 +334,11 @@ class StreamChecker:
                 return f"the final answer {final!r} does not have the most votes"
             if {answer_key(t) for t in event.tie} != (leaders if len(leaders) > 1 else set()):
                 return "its tie is not the answers that share the most votes"
+            if event.decided_by is not None:  # a tie that went to the answer given first (ties="first")
+                voted = [a for a in event.answers if a.answer is not None and a.answer.strip()]
+                first = next((a for a in voted if answer_key(a.answer or "") in leaders), None)
+                if not event.tie or first is None or first.agent != event.decided_by:
+                    return f"a majority decided by {event.decided_by} is no tie that went to the first tied answer"
         elif event.rule in ("single", "judge"):
             if event.decided_by is None:
                 return f"a {event.rule} decision names no agent"

@@ -12,7 +12,10 @@ What it does:
   decided. ``majority`` counts answers (free-form answers compared
   case-insensitively, ignoring surrounding spaces and a final period; agents
   without an answer do not vote; a tie is broken by the debate's seeded random
-  generator and the tied answers are recorded, since the paper is silent);
+  generator, ``ties="draw"``, or with ``ties="first"`` goes to the tied answer
+  given first in the answers' (seat) order, the agent who gave it recorded as
+  ``decided_by``, as ``Counter.most_common`` does in SID's authors' code;
+  either way the tied answers are recorded);
   ``single`` takes one agent's answer (Parliament's prover); ``verdict`` a
   judge's (HandRaiser's moderator, ACE's observer); ``consensus`` the answer
   every agent gives, or None when one differs or has none (ACE's agreed
@@ -34,6 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Literal
 
 from debate_core.events.records import AgentAnswer, EndReason, Vote
 from debate_core.kernel.state import TableState
@@ -92,10 +96,15 @@ def answer_key(answer: str) -> str:
     return answer.strip().rstrip(".").strip().casefold()
 
 
+Ties = Literal["draw", "first"]
+"""How a tie for the most votes is broken: the debate's seeded draw, or the answer given first."""
+
+
 def count_votes(
-    answers: Iterable[str | None], rng: random.Random
+    answers: Iterable[str | None], rng: random.Random, ties: Ties = "draw"
 ) -> tuple[str | None, tuple[Vote, ...], tuple[str, ...]]:
-    """``(winner, votes, tied_answers)``; ``tied_answers`` is empty without a tie."""
+    """``(winner, votes, tied_answers)``; ``tied_answers`` is empty without a tie, which ``ties`` breaks: a seeded
+    draw (``draw``) or the tied answer that came first in ``answers`` (``first``)."""
     spelling: dict[str, str] = {}
     counts: Counter[str] = Counter()
     for answer in answers:
@@ -114,13 +123,20 @@ def count_votes(
     tied = tuple(vote.answer for vote in votes if vote.count == top)
     if len(tied) == 1:
         return tied[0], votes, ()
+    if ties == "first":  # the counter's insertion order is the order the answers came in
+        first = next(key for key in counts if counts[key] == top)
+        return spelling[first], votes, tied
     return rng.choice(tied), votes, tied
 
 
-def majority(answers: Sequence[AgentAnswer], rng: random.Random) -> FinalDecision:
+def majority(answers: Sequence[AgentAnswer], rng: random.Random, ties: Ties = "draw") -> FinalDecision:
     """The most supported answer among ``answers`` (see the module docstring for ties)."""
-    winner, votes, tie = count_votes((a.answer for a in answers), rng)
-    return FinalDecision(winner, "majority", tuple(answers), votes, tie)
+    winner, votes, tie = count_votes((a.answer for a in answers), rng, ties)
+    by = None
+    if tie and ties == "first" and winner is not None:
+        key = answer_key(winner)
+        by = next(a.agent for a in answers if a.answer is not None and a.answer.strip() and answer_key(a.answer) == key)
+    return FinalDecision(winner, "majority", tuple(answers), votes, tie, decided_by=by)
 
 
 def consensus(answers: Sequence[AgentAnswer]) -> FinalDecision | None:

@@ -10,8 +10,9 @@ build on (the baselines family's ``parallel`` and DMAD, ACE's PAR, SID's MAD), o
   debater reads what the others said before this round, never this round's answers;
 * **the end**: the majority of the answers the debaters hold after the last round
   (``kernel.endings.majority``; a debater whose last reply named no answer still holds its earlier one, as
-  the protocols' readers keep it, one without any casts no vote, a tie is the debate's seeded draw), after
-  an optional ``decision`` phase; the end reason is ``rounds``.
+  the protocols' readers keep it, one without any casts no vote, a tie is the debate's seeded draw, or with
+  ``ties="first"`` the tied answer of the earliest seat), after an optional ``decision`` phase; the end reason
+  is ``rounds``.
 
 What differs between the papers stays with the protocol, passed in as functions: what a round asks (its
 forms and views: its prompt set and the way its replies are read), how a round's replies are published
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from debate_core.events.codec import Event
 from debate_core.events.records import EndReason
-from debate_core.kernel.endings import majority
+from debate_core.kernel.endings import Ties, majority
 from debate_core.kernel.forms import FormResult
 
 if TYPE_CHECKING:
@@ -68,9 +69,11 @@ def parallel_debate(
     phases: Phases = PHASES,
     before: Callable[[int], Iterator[Event]] | None = None,
     opening: Opening | None = None,
+    ties: Ties = "draw",
 ) -> Iterator[Event]:
     """``rounds`` rounds of ``debaters`` (seat order), each asked in one batch, then their majority (see the module
-    docstring); ``before(round)`` yields a revision round's events before its batch is asked."""
+    docstring); ``before(round)`` yields a revision round's events before its batch is asked; ``ties`` breaks a
+    tie for the most votes (``endings.majority``)."""
     last = 1
     for round_ in range(1, rounds + 1):
         last = round_
@@ -91,7 +94,7 @@ def parallel_debate(
         yield table.phase(phases.decision, last)
     voters = set(debaters)
     answers = tuple(answer for answer in table.answer_list() if answer.agent in voters)
-    yield table.finish(EndReason.ROUNDS, majority(answers, table.rng))
+    yield table.finish(EndReason.ROUNDS, majority(answers, table.rng, ties))
 
 
 __all__ = ["PHASES", "Ask", "Opening", "Phases", "Publish", "parallel_debate"]

@@ -27,8 +27,10 @@ before each revision batch:
    (``ContextCompressed``: the spans kept, by character offsets in the
    scored text). A person reads the others' answers whole; their own answer
    is compressed for the others like anyone's.
-3. **The end.** The majority of the last round's answers (ties: the
-   debate's seeded draw), ``rounds``.
+3. **The end.** The majority of the last round's answers, ``rounds``; a
+   tie goes to the tied answer given first in seat order (``ties=first``,
+   the authors' code's ``Counter.most_common``) or to the debate's seeded
+   draw (``ties=draw``), the tied answers recorded either way.
 
 In the gated variants every reply is measured (a confidence gauge per agent
 per round); only the first agent's first reply can end the debate, unless
@@ -101,7 +103,14 @@ def debate(council: Council) -> Iterator[Event]:
     if council.variant in GATED:
         opening = (lambda: _gate_each(council)) if council.params.exits == "each" else (lambda: _gate(council))
     yield from parallel_debate(
-        table, council.agents, council.params.rounds, ask, publish, before=before, opening=opening
+        table,
+        council.agents,
+        council.params.rounds,
+        ask,
+        publish,
+        before=before,
+        opening=opening,
+        ties=council.params.ties,
     )
 
 
@@ -132,7 +141,7 @@ def _gate_each(council: Council) -> Generator[Event, None, tuple[str, ...] | Non
             council.exited.add(name)
     if council.exited == set(agents):
         yield table.phase("decision", 1, "early exit: every agent is confident enough")
-        yield table.finish(EndReason.EARLY_EXIT, majority(table.answer_list(), table.rng))
+        yield table.finish(EndReason.EARLY_EXIT, majority(table.answer_list(), table.rng, council.params.ties))
         return None
     if council.exited:
         leaving = ", ".join(n for n in agents if n in council.exited)

@@ -29,6 +29,12 @@ each overridable from a configuration's ``params`` (``--param KEY=VALUE``):
   first answer can end the debate (Alg. 1 and the authors' code), or
   ``each``: every agent answers round 1 and each confident one leaves the
   debate (§4.3's reading);
+* ``ties`` (``first``): a tie between the last round's answers goes to the
+  tied answer given first in seat order (the paper is silent; the authors'
+  code takes ``Counter.most_common``'s first, the first agent's among the
+  tied), recorded on the end as ``tie`` with ``decided_by``; or ``draw``: a
+  draw among the tied answers with the debate's seeded generator, recorded
+  as ``tie``;
 * ``prompts`` (``paper``): each data set's system prompt and output
   instruction (Tables 4 and 5, ``formats``) for the question's ``dataset``
   (a study sets it per question from the question's data set; unset, or a
@@ -74,6 +80,9 @@ class SidParams(ProtocolParams):
     answer_tokens: int = Field(512, ge=16, le=8_192, description="token cap of an answer")
     exits: Literal["first", "each"] = Field(
         "first", description="early exit: the first agent's first answer (Alg. 1), or each agent's own (§4.3)"
+    )
+    ties: Literal["first", "draw"] = Field(
+        "first", description="a tie of the last answers: the first seat's among the tied (the code's), or a seeded draw"
     )
     prompts: Literal["paper", "one"] = Field(
         "paper", description="the data set's system prompt and answer format (Tables 4, 5), or one rule for all"

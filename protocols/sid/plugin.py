@@ -28,10 +28,11 @@ def register_protocols(register: Callable[[type[Protocol]], object]) -> None:
 @hookimpl
 def register_commands(register: Callable[[object], object]) -> None:
     from protocols.sid.study.commands import COMMANDS
+    from protocols.sid.study.sweep import COMMAND as SWEEP
     from protocols.sid.study.train_gate import COMMAND
 
     register(COMMAND)
-    for command in COMMANDS:
+    for command in (*COMMANDS, SWEEP):
         register(command)
 
 

@@ -40,7 +40,9 @@ from debate_core.backends.scripted import Responder
 from debate_core.config import DebateConfig
 from debate_core.errors import ConfigError
 from debate_core.events.codec import Event
+from debate_core.events.records import EndReason
 from debate_core.kernel.consistency import StreamRules
+from debate_core.kernel.endings import FinalDecision, majority
 from debate_core.kernel.forms import Form
 from debate_core.protocols.base import Protocol, ProtocolParams, Requirement, RoleSpec
 from protocols.sid import gate
@@ -127,6 +129,10 @@ class SidProtocol(Protocol):
         from protocols.sid.consistency import stream_rules
 
         return stream_rules(variant)
+
+    def conclude(self, table: Table, reason: EndReason) -> FinalDecision:
+        """A debate stopped early ends with the majority of the answers so far, ties broken as ``ties`` says."""
+        return majority(table.answer_list(), table.rng, self.settings.ties)
 
     def run(self, table: Table) -> Iterator[Event]:
         params = self.settings

@@ -1,4 +1,4 @@
-"""SID's section of a comparison report: the paper's Table 3 shape, early exits, and the gate's statistic.
+"""SID's section of a comparison report: Table 3's shape, early exits, the gate's statistic, the correction flow.
 
 What it does: ``sid_debates(store, runs, systems)`` folds every finished debate
 of a ``sid/...`` system into a ``SidDebate`` (its question, whether it was
@@ -6,10 +6,12 @@ right, whether it ended early, the tokens the backend computed, split into
 the debate's own (the prompt and generated tokens of every answer and
 revision, each utterance's ``generation``) and the side requests' (the
 rest: the attention probes' prefill, and the ``summary`` variant's
-summaries), the first
-measured answer's gate score and whether that answer was right, the mean
-fraction of the others' text the recipients kept). ``section(debates,
-systems)`` writes the report's markdown:
+summaries), the first measured answer's gate score, its eight statistics
+and whether that answer was right (``right``: an option as the engine
+scores it, a free-form answer as the report's normalized match), the mean
+fraction of the others' text the recipients kept, and each agent's first
+and last answer, right or wrong). ``section(debates, systems)`` writes the
+report's markdown:
 
 * per system: accuracy with n and a 95% Wilson interval, the **token ratio
   against ``sid/mad``** as the paper's Table 3 counts it (the debate's own
@@ -24,6 +26,16 @@ systems)`` writes the report's markdown:
   entropy max) for the ``alpha`` rule) for right and for wrong first answers,
   each question counted once, with the threshold, as a table here and a
   figure (``figure``);
+* the significance of right against wrong first answers (Fig. 2(c), Fig. 7):
+  for the gate statistic and each of U's eight measures, a two-sided
+  Mann–Whitney U test (``significance``; the paper names no test) with n,
+  the medians, U and p, each question's first answer counted once; with
+  fewer than ``MIN_GROUP`` right or wrong answers it says so instead;
+* the correction flow (Fig. 2(d), Fig. 7): per system, how many agents'
+  answers went from wrong in round 1 to right at the end, right to wrong,
+  stayed right, stayed wrong (the answer standing at the end: a revision
+  naming none keeps the last, an agent that exited keeps its first);
+* the sweeps of rounds, alpha and rho where the study ran them (``sweep``);
 * the paper's Table 3, and Table 1 where the study has one of its
   baselines, each cell the mean ± SE over repeats (``tables``).
 
@@ -38,18 +50,35 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from debate_core.events import DebateStarted, EndReason, SignalsMeasured, UtteranceGenerated
+from debate_core.config import Question
+from debate_core.events import DebateEnded, DebateStarted, EndReason, SignalsMeasured, UtteranceGenerated
+from debate_core.events.records import TokenStats
 from debate_core.kernel.endings import is_correct
+from experiments import scoring
 from experiments.accuracy import Accuracy
 from experiments.extensions import ReportSection, Section
 from experiments.workers import finished_debates
 from protocols.sid.events import ContextCompressed
+from protocols.sid.study.significance import mann_whitney, stars
 from storage import Store
 from storage.experiments import RunRecord
 
 PREFIX = "sid/"
 BASE = "sid/mad"
 BINS = 10
+MIN_GROUP = 3  # right and wrong first answers each, before a test is reported
+MEASURES = (
+    ("gate statistic, max(NLL max, entropy max)", lambda s: max(s.nll_max, s.ent_max)),
+    ("NLL max", lambda s: s.nll_max),
+    ("NLL average", lambda s: s.nll_avg),
+    ("NLL first", lambda s: s.nll_first),
+    ("NLL penultimate", lambda s: s.nll_penultimate),
+    ("entropy max", lambda s: s.ent_max),
+    ("entropy average", lambda s: s.ent_avg),
+    ("entropy first", lambda s: s.ent_first),
+    ("entropy penultimate", lambda s: s.ent_penultimate),
+)
+FLOWS = ("wrong → right", "right → wrong", "stayed right", "stayed wrong")
 
 
 @dataclass(frozen=True)
@@ -65,6 +94,30 @@ class SidDebate:
     gate_rule: str = ""
     first_right: bool | None = None
     kept: float | None = None
+    first_stats: TokenStats | None = None  # the first measured answer's statistics (U's eight measures)
+    flow: tuple[tuple[bool, bool], ...] = ()  # per agent that answered: (first answer right, last answer right)
+
+
+def right(answer: object, question: Question) -> bool:
+    """Whether ``answer`` is ``question``'s: an option as the engine scores it, a free-form answer as the report's
+    normalized match (MATH's LaTeX compared as ``math_equal`` does)."""
+    said = answer if isinstance(answer, str) else None
+    if not question.options:
+        return scoring.exact_match(said, question.answer)
+    return bool(is_correct(said, question.answer))
+
+
+def _flow(events: Sequence[object], question: Question) -> tuple[tuple[bool, bool], ...]:
+    """Each agent's first answer against the answer it held at the end, both scored, in the order they first
+    answered."""
+    end = events[-1]
+    assert isinstance(end, DebateEnded)
+    last = {a.agent: a.answer for a in end.answers}
+    first: dict[str, object] = {}
+    for e in events:
+        if isinstance(e, UtteranceGenerated) and e.kind == "answer" and e.speaker not in first:
+            first[e.speaker] = (e.structured or {}).get("answer")
+    return tuple((right(said, question), right(last.get(name), question)) for name, said in first.items())
 
 
 def sid_debates(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> list[SidDebate]:
@@ -77,7 +130,7 @@ def sid_debates(store: Store, runs: Sequence[RunRecord], systems: Sequence[str])
         if measured is not None and isinstance(start, DebateStarted):
             said = next((e for e in events if isinstance(e, UtteranceGenerated) and e.speaker == measured.agent), None)
             answer = (said.structured or {}).get("answer") if said is not None else None
-            first_right = is_correct(answer if isinstance(answer, str) else None, start.config.question.answer)
+            first_right = right(answer, start.config.question)
         ratios = [e.ratio for e in events if isinstance(e, ContextCompressed)]
         spoken = [e.generation for e in events if isinstance(e, UtteranceGenerated)]
         found.append(
@@ -93,6 +146,8 @@ def sid_debates(store: Store, runs: Sequence[RunRecord], systems: Sequence[str])
                 gate_rule=measured.rule if measured is not None else "",
                 first_right=first_right,
                 kept=statistics.fmean(ratios) if ratios else None,
+                first_stats=measured.stats if measured is not None else None,
+                flow=_flow(events, start.config.question) if isinstance(start, DebateStarted) else (),
             )
         )
     return found
@@ -109,12 +164,16 @@ def probe_tokens(debate: SidDebate) -> int:
     return debate.tokens - debate_tokens(debate)
 
 
-def token_ratio(debates: Sequence[SidDebate], system: str, *, probes: bool = False) -> float | None:
-    """``system``'s tokens over MAD's on the questions both ran (None without MAD): the debate's own (the paper's
-    count), or with ``probes`` everything the backend computed, the probes' prefill included."""
+def token_ratio(debates: Sequence[SidDebate], system: str, *, probes: bool = False, base: str = BASE) -> float | None:
+    """``system``'s tokens over MAD's (``base``: ``sid/mad`` unless another MAD is named) on the questions both
+    ran (None without it): the debate's own (the paper's count), or with ``probes`` everything the backend
+    computed, the probes' prefill included."""
     count = (lambda d: d.tokens) if probes else debate_tokens
-    base = {d.question_key: count(d) for d in debates if d.system == BASE}
-    pairs = [(count(d), base[d.question_key]) for d in debates if d.system == system and d.question_key in base]
+    mad = base
+    base_tokens = {d.question_key: count(d) for d in debates if d.system == mad}
+    pairs = [
+        (count(d), base_tokens[d.question_key]) for d in debates if d.system == system and d.question_key in base_tokens
+    ]
     if not pairs or not sum(b for _, b in pairs):
         return None
     return sum(t for t, _ in pairs) / sum(b for _, b in pairs)
@@ -156,7 +215,7 @@ def section(debates: Sequence[SidDebate], systems: Sequence[str]) -> list[str]:
         "The paper (MMLU-Pro, Llama-3.1-8B): MAD 39.50 / 1.00; + compression 41.67 / 0.73; + compression + early "
         "exit 46.83 / 0.53; without semantic preservation 34.50 / 0.46.",
     ]
-    return lines + histogram_lines(debates)
+    return lines + histogram_lines(debates) + significance_lines(debates) + flow_lines(debates, present)
 
 
 def _ratio(value: float | None) -> str:
@@ -199,6 +258,86 @@ def histogram_lines(debates: Sequence[SidDebate]) -> list[str]:
     return [*lines, ""]
 
 
+def _first_answers(debates: Sequence[SidDebate]) -> list[SidDebate]:
+    """One measured first answer per question, under any gate (every gated variant asks the first agent the same
+    prompt with the same seed)."""
+    seen: dict[str, SidDebate] = {}
+    for d in debates:
+        if d.first_stats is not None and d.first_right is not None:
+            seen.setdefault(d.question_key, d)
+    return list(seen.values())
+
+
+def significance_lines(debates: Sequence[SidDebate]) -> list[str]:
+    """Right against wrong first answers, measure by measure: a two-sided Mann–Whitney U test (Fig. 2(c))."""
+    first = _first_answers(debates)
+    if not first:
+        return []
+    rights = [d.first_stats for d in first if d.first_right and d.first_stats is not None]
+    wrongs = [d.first_stats for d in first if not d.first_right and d.first_stats is not None]
+    title = "## SID: right against wrong first answers, a two-sided Mann–Whitney U test (Fig. 2(c), Fig. 7)"
+    if len(rights) < MIN_GROUP or len(wrongs) < MIN_GROUP:
+        return [
+            title,
+            "",
+            f"Too few first answers to test: {len(rights)} right and {len(wrongs)} wrong (at least {MIN_GROUP} "
+            "of each are needed); no p-value is given.",
+            "",
+        ]
+    lines = [
+        title,
+        "",
+        "| measure | right: n, median | wrong: n, median | U | p | |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, measure in MEASURES:
+        x, y = [measure(s) for s in rights], [measure(s) for s in wrongs]
+        test = mann_whitney(x, y)
+        lines.append(
+            f"| {name} | {len(x)}, {statistics.median(x):.3f} | {len(y)}, {statistics.median(y):.3f} "
+            f"| {test.u:g} | {test.p:.3g}{'' if test.exact else ' (normal approx.)'} | {stars(test.p)} |"
+        )
+    lines += [
+        "",
+        "Each question's first measured answer counted once. The paper marks its tests (* p < 0.05, ** p < 0.01, "
+        "*** p < 0.001) without naming them; this is a two-sided Mann–Whitney U test, exact where no value is tied "
+        "in small groups, else the normal approximation with tie and continuity corrections; no correction for "
+        "the nine tests.",
+        "",
+    ]
+    return lines
+
+
+def flow_lines(debates: Sequence[SidDebate], systems: Sequence[str]) -> list[str]:
+    """The correction flow per system: each agent's first answer against its last (Fig. 2(d), Fig. 7)."""
+    rows = []
+    for system in systems:
+        flows = [f for d in debates if d.system == system for f in d.flow]
+        if not flows:
+            continue
+        counts = (
+            sum(not a and b for a, b in flows),
+            sum(a and not b for a, b in flows),
+            sum(a and b for a, b in flows),
+            sum(not a and not b for a, b in flows),
+        )
+        rows.append(f"| {system} | {len(flows)} | {' | '.join(str(c) for c in counts)} |")
+    if not rows:
+        return []
+    return [
+        "## SID: the correction flow, each agent's first answer against its last (Fig. 2(d), Fig. 7)",
+        "",
+        f"| system | answers | {' | '.join(FLOWS)} |",
+        "|---|---|---|---|---|---|",
+        *rows,
+        "",
+        "An agent's last answer is the one it held when the debate ended (a revision naming no answer keeps the "
+        "last; an agent that exited early keeps its first, so it stayed); agents that never answered (the others "
+        "of a debate the first answer ended) are not counted.",
+        "",
+    ]
+
+
 def figure(debates: Sequence[SidDebate]) -> go.Figure | None:
     """The histogram as a figure: right and wrong first answers, the threshold as a line."""
     gated = _gated(debates)
@@ -216,9 +355,11 @@ def figure(debates: Sequence[SidDebate]) -> go.Figure | None:
 
 
 def report_section(store: Store, runs: Sequence[RunRecord], systems: Sequence[str]) -> Section:
-    """SID's part of a comparison report (``register_report_sections``): its tables, the gate's histogram, and the
-    paper's Table 3 and (with a Table 1 baseline in the study) Table 1 (``tables``)."""
-    from protocols.sid.study import tables
+    """SID's part of a comparison report (``register_report_sections``): its tables, the gate's histogram, the
+    significance test and the correction flow, the paper's Table 3 and (with a Table 1 baseline in the study)
+    Table 1 (``tables``), and the sweeps where the study ran them (``sweep``: a table and the figure
+    ``sid_sweeps``)."""
+    from protocols.sid.study import sweep, tables
 
     debates = sid_debates(store, runs, systems)
     gate = figure(debates)
@@ -229,7 +370,10 @@ def report_section(store: Store, runs: Sequence[RunRecord], systems: Sequence[st
         if any(s.partition(":")[0] in baselines for s in systems):
             lines += tables.table_one(found, systems)
         lines += tables.table_three(found, debates, systems)
-    return Section(lines, [("sid_gate_statistic", gate)] if gate is not None else [])
+        lines += sweep.table_lines(debates, systems)
+    swept = sweep.figure(debates, systems)
+    figures = [(name, fig) for name, fig in (("sid_gate_statistic", gate), ("sid_sweeps", swept)) if fig is not None]
+    return Section(lines, figures)
 
 
 REPORT_SECTION = ReportSection("sid", report_section)
