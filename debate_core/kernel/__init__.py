@@ -40,12 +40,14 @@ from debate_core.kernel.policies import (
 from debate_core.kernel.replies import load_object
 from debate_core.kernel.seats import HumanSeat, ModelSeat, Seat
 from debate_core.kernel.sentences import SentenceChunker, default_sentence_chunker, sentence_chunker
+from debate_core.kernel.shared_seat import Acting, HandOverSeat
 from debate_core.kernel.state import TableState
 from debate_core.kernel.streaming import Streamed
 from debate_core.kernel.table import DebateStopped, Replies, Table, TableSnapshot
 
 __all__ = [
     "START_LINE",
+    "Acting",
     "CharRuleChunker",
     "Chunker",
     "DebateStopped",
@@ -58,6 +60,7 @@ __all__ = [
     "Form",
     "FormInvalid",
     "FormResult",
+    "HandOverSeat",
     "HistoryLine",
     "HumanChannel",
     "HumanRequest",

@@ -126,6 +126,16 @@ class HumanChannel:
                     return None
                 self._cond.wait(remaining)
 
+    def withdraw(self, request: HumanRequest | None = None) -> bool:
+        """Stop waiting for ``request`` (None: whichever is open): its ``wait`` returns None now, a late reply to it
+        is stale; later requests are posted as usual. Whether a request was withdrawn."""
+        with self._cond:
+            if self._open is None or (request is not None and self._open is not request) or self._replied:
+                return False
+            self._open, self._reply = None, None
+            self._cond.notify_all()
+            return True
+
     def close(self) -> None:
         """Stop waiting for good: open and future requests get no reply."""
         with self._cond:

@@ -182,6 +182,13 @@ class HumanSeat(Seat):
         self.channel.close()
 
 
+def model_seat(config: DebateConfig, agent: str, debate_id: str = "") -> ModelSeat:
+    """The ``ModelSeat`` the debate gives ``agent`` when nothing else sits there (its seed, its cache prefix):
+    what a seat people come and go from (``shared_seat.HandOverSeat``) acts as while a model sits in it."""
+    index = config.agent_names.index(agent)
+    return ModelSeat(agent, config, seed=config.seed * 31 + index, cache_prefix=f"{debate_id}/{agent}/")
+
+
 def build_seats(config: DebateConfig, given: Mapping[str, Seat], debate_id: str = "") -> dict[str, Seat]:
     """One seat per agent: those given, and a ``ModelSeat`` for every other model seat.
 
@@ -192,14 +199,12 @@ def build_seats(config: DebateConfig, given: Mapping[str, Seat], debate_id: str 
     if unknown:
         raise ConfigError(f"seats given for unknown agents: {', '.join(unknown)}")
     seats: dict[str, Seat] = {}
-    for index, agent in enumerate(config.agents):
+    for agent in config.agents:
         seat = given.get(agent.name)
         if seat is None:
             if agent.seat is SeatKind.HUMAN:
                 raise ConfigError(f"{agent.name} has a human seat: pass seats={{{agent.name!r}: HumanSeat(...)}}")
-            seat = ModelSeat(
-                agent.name, config, seed=config.seed * 31 + index, cache_prefix=f"{debate_id}/{agent.name}/"
-            )
+            seat = model_seat(config, agent.name, debate_id)
         elif seat.kind is not agent.seat:
             raise ConfigError(
                 f"{agent.name} is configured as a {agent.seat.value} seat but was given a {seat.kind.value} seat"

@@ -57,7 +57,8 @@ from debate_core.events.records import EndReason
 from debate_core.events.types import DebateEnded, DebateStarted
 from debate_core.kernel.forms import Form
 from debate_core.kernel.human import HumanChannel
-from debate_core.kernel.seats import HumanSeat, ModelSeat, Seat
+from debate_core.kernel.seats import HumanSeat, ModelSeat, Seat, model_seat
+from debate_core.kernel.shared_seat import HandOverSeat
 from debate_core.protocols.base import Protocol
 from debate_core.protocols.consistency import check_stream
 from debate_core.protocols.registry import available, protocol_class
@@ -212,13 +213,20 @@ def run_demo(
     people: Iterable[str] | None = None,
     debate_id: str | None = None,
     on_event: Callable[[Event], None] | None = None,
+    hand_over: Callable[[ModelSeat], Seat] | None = None,
 ) -> DemoRun:
-    """Run ``case`` on its scripted demo, an automatic person in each seat of ``people`` (default: the case's)."""
+    """Run ``case`` on its scripted demo, an automatic person in each seat of ``people`` (default: the case's).
+
+    ``hand_over``: the seat each model seat is put in (a seat people come and go from, say)."""
     seated = tuple(dict.fromkeys(case.people if people is None else (*case.people, *people)))
     config = case.config(seated)
     backend, scripted = _backend(case, config)
     persons = {name: AutoPerson(HumanChannel()) for name in seated}
     seats: dict[str, Seat] = {name: HumanSeat(name, person.channel) for name, person in persons.items()}
+    if hand_over is not None:
+        for agent in config.agents:
+            if agent.name not in seats and agent.seat is SeatKind.MODEL:
+                seats[agent.name] = hand_over(model_seat(config, agent.name, debate_id or ""))
     debate = Debate(config, backend, seats=seats, debate_id=debate_id)
     views = _record_views(debate)
     events: list[Event] = []
@@ -324,6 +332,42 @@ def check_run(run: DemoRun) -> None:
     mistakes = [f"event {e.seq} ({e.type}) {m}" for e in events for m in _mistakes(event_to_dict(e))]
     if mistakes:
         raise ConformanceError(f"{where}: the scripted demo's replies are recorded as unusable: {mistakes[0]}")
+
+
+class _Rotating(HandOverSeat):
+    """The hand-over check's seat: its model, an automatic person, nobody, in turn, request by request."""
+
+    def __init__(self, model: ModelSeat) -> None:
+        super().__init__(model.name, model)
+        self.person = AutoPerson(HumanChannel())
+        self.asked = 0
+
+    def ask(self, form: Form[Any, Any], view: Any, **kwargs: Any) -> Any:
+        switch = (self.to_model, lambda: self.to_person(self.person.channel), self.to_pass)[self.asked % 3]
+        self.asked += 1
+        switch()
+        return super().ask(form, view, **kwargs)
+
+
+def check_hand_over(case: Case) -> DemoRun:
+    """Every model seat a seat people come and go from (``HandOverSeat``), switched at every request between
+    its model, a person (filling forms from their fields) and nobody (the turn passes): the demo still runs to
+    an end and its stream is possible (``check_run``)."""
+    seats: list[_Rotating] = []
+
+    def hand_over(model: ModelSeat) -> Seat:
+        seat = _Rotating(model)
+        seat.person.start()
+        seats.append(seat)
+        return seat
+
+    try:
+        run = run_demo(case, hand_over=hand_over)
+    finally:
+        for seat in seats:
+            seat.person.stop()
+    check_run(run)
+    return run
 
 
 def check_demo(case: Case) -> DemoRun:

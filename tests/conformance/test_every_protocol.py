@@ -20,7 +20,7 @@ from console.terminal import TerminalRenderer
 from debate_core import ScriptedBackend
 from debate_core.backends import factory
 from debate_core.errors import ConfigError
-from debate_core.events import DebateEnded, Event, UnitDisclosed
+from debate_core.events import DebateEnded, EndReason, Event, UnitDisclosed
 from debate_core.protocols.registry import protocol_class
 from debate_core.testing import (
     QUESTION,
@@ -30,6 +30,7 @@ from debate_core.testing import (
     check_demo,
     check_folds,
     check_forms,
+    check_hand_over,
     check_people,
     run_demo,
 )
@@ -59,6 +60,12 @@ def test_its_scripted_demo_runs_to_an_end_and_the_stream_is_one_that_can_have_ha
     run = check_demo(case)
     assert run.events[0].config.protocol == case.protocol.name  # type: ignore[attr-defined]
     assert run.events[0].config.variant == case.variant  # type: ignore[attr-defined]
+
+
+def test_its_model_seats_can_be_handed_to_people_and_back_at_any_request(case):
+    # a classroom seat: its model, a person, nobody (the turn passes), switched at every request
+    run = check_hand_over(case)
+    assert run.ended.reason not in (EndReason.STOPPED, EndReason.ERROR)
 
 
 def test_every_consumer_in_the_project_consumes_its_stream(case):
