@@ -57,11 +57,18 @@ class Seat(ABC):
     def cancel(self) -> None:  # noqa: B027 - optional hook, a no-op for most seats
         """Stop any wait in progress (the debate is being stopped)."""
 
+    def acts_as_model(self) -> bool:
+        """Whether a model answers this seat's next request (the kernel streams a model's utterance in steps)."""
+        return False
+
 
 class ModelSeat(Seat):
     """A seat filled by a language model (whichever backend the kernel routes it to)."""
 
     kind = SeatKind.MODEL
+
+    def acts_as_model(self) -> bool:
+        return True
 
     def __init__(self, name: str, config: DebateConfig, *, seed: int, cache_prefix: str | None = None) -> None:
         super().__init__(name)

@@ -20,9 +20,11 @@ its source, so a debate never hangs on someone who left. A request already
 sent to the model is answered by the model even if a person sits down
 before it returns; the person acts from the next request on.
 
-What it does not do: decide who acts (the front end's room does), stream a
-model's utterance in steps (the kernel streams ``ModelSeat``\\ s only: a
-model acting here speaks its whole utterance at once), or keep any person's
+While its model acts, the kernel streams the model's utterance in steps as
+for a ``ModelSeat`` (``acts_as_model``); a person who sits down in the
+middle of one is asked for its whole rest.
+
+What it does not do: decide who acts (the front end's room does), or keep any person's
 identity: the events say whether a person or a model answered, never who.
 """
 
@@ -115,6 +117,12 @@ class HandOverSeat(Seat):
             self._acting, self._person = acting, person
         if before is not None and before is not person:
             before.channel.withdraw()  # a request the person was asked falls back now: nobody waits for them
+
+    def acts_as_model(self) -> bool:
+        """Whether its model answers the next request (then the kernel streams its utterance in steps; a person
+        who sits down mid-utterance is asked for the whole rest)."""
+        with self._lock:
+            return self._acting is Acting.MODEL and self.model is not None
 
     # -- the kernel's two steps ---------------------------------------------------------------------
     def ask(

@@ -73,7 +73,7 @@ from debate_core.events.types import UtteranceExtended, UtteranceGenerated, Utte
 from debate_core.kernel.chunkers import Chunker
 from debate_core.kernel.floor import Floor
 from debate_core.kernel.forms import Form, FormResult
-from debate_core.kernel.seats import ModelSeat, Seat
+from debate_core.kernel.seats import Seat
 from debate_core.kernel.speech import MAX_UTTERANCE_CHARS, FloorMoves
 
 _WORD = re.compile(r"\w+")
@@ -214,9 +214,13 @@ class StreamMoves(FloorMoves):
     ) -> Mapping[str, FormResult[T]]:
         raise NotImplementedError  # provided by Table
 
+    def _model_speaks(self, speaker: str) -> bool:
+        seat = self.seats.get(speaker)
+        return seat is not None and seat.acts_as_model()
+
     def can_stream(self, speaker: str) -> bool:
         """Whether ``speaker``'s seat generates in steps: a model seat whose backend continues a partial reply."""
-        if not isinstance(self.seats.get(speaker), ModelSeat):
+        if not self._model_speaks(speaker):
             return False
         return Capability.CONTINUATION in self.router.backend_for(speaker, self.roles.get(speaker)).capabilities
 
@@ -225,7 +229,7 @@ class StreamMoves(FloorMoves):
         ``prompt`` (a model whose backend cannot: what was said placed in the prompt), None (a person)."""
         if self.can_stream(speaker):
             return "prefill"
-        return "prompt" if isinstance(self.seats.get(speaker), ModelSeat) else None
+        return "prompt" if self._model_speaks(speaker) else None
 
     def say_streaming(
         self,
@@ -343,7 +347,7 @@ class StreamMoves(FloorMoves):
             unfinished=unfinished,
             streaming=True,
             continued=self.continues_by(floor.speaker),
-            source=Source.MODEL if isinstance(self.seats.get(floor.speaker), ModelSeat) else Source.HUMAN,
+            source=Source.MODEL if self._model_speaks(floor.speaker) else Source.HUMAN,
         )
 
     # -- the generation ------------------------------------------------------------------------------------
