@@ -52,6 +52,9 @@ import hmac
 import secrets
 import threading
 import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from debate_core import Debate, DebateConfig, HumanChannel, HumanSeat
@@ -59,6 +62,8 @@ from debate_core.backends.base import Backend
 from debate_core.backends.router import BackendRouter
 from debate_core.errors import BackendError, DebateError
 from debate_core.events import Event, Intervention, SilentTurn, UnitDisclosed
+from debate_core.kernel import Acting, HandOverSeat
+from debate_core.kernel.seats import Seat, model_seat
 from debate_core.log import logger
 from ui.backend_choice import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER, backend_for
 from ui.seat_state import follow
@@ -114,6 +119,29 @@ def _loads_lazily(backend: Backend) -> bool:
     return isinstance(getattr(type(backend), "loaded", None), property)
 
 
+@dataclass
+class PersonSeat:
+    """One seat a person may sit in, and the live state of the person in it (if any).
+
+    ``shared``: the seat people come and go from (a classroom's, ``HandOverSeat``); None for the one-person
+    debate's seat, which its person holds throughout. ``channel``: the channel of the person who sits there now
+    (None: nobody; a model acts or the turns pass).
+    """
+
+    agent: str
+    controls: str
+    shared: HandOverSeat | None
+    channel: HumanChannel | None
+    state: str = "listening"
+    urgency: int = MAX_URGENCY
+
+    @property
+    def acting(self) -> Acting:
+        if self.shared is not None:
+            return self.shared.acting
+        return Acting.PERSON
+
+
 class LiveSession:
     """One running debate and its controls; every method is thread-safe."""
 
@@ -127,29 +155,51 @@ class LiveSession:
         human_timeout_s: float | None = None,
         pace_s: float = 0.0,
         grace_s: float = DEFAULT_GRACE_S,
+        shared: Iterable[str] = (),
     ) -> None:
+        """``human``: the seat the person who starts the debate sits in (None: they only watch and steer);
+        ``shared``: the seats people may come and go from (a classroom: ``seat_person``, ``free_seat``); a model
+        acts in each until a person sits (``human`` sits in its own from the start, when it is one of them)."""
         self.config = config
         self.backend = backend.default if isinstance(backend, BackendRouter) else backend
         self.backends = backend.backends if isinstance(backend, BackendRouter) else (backend,)  # loaded up front
         self.store = store
-        self.channel = HumanChannel() if human else None
-        seats = {}
-        if human and self.channel is not None:
-            seats[human] = HumanSeat(human, self.channel, timeout_s=human_timeout_s, live=True)
-        self.debate = Debate(config, backend, seats=seats)
         self.human = human
-        role = self.debate.config.agent(human).role if human else None
-        # which live controls the person stands by with: floor (plans), point (a point or a question),
+        shared_agents = tuple(dict.fromkeys(shared))
+        debate_id = uuid.uuid4().hex
+        seats: dict[str, Seat] = {}
+        channels: dict[str, HumanChannel | None] = {}
+        for agent in shared_agents:
+            spec = config.agent(agent)
+            channel = HumanChannel() if agent == human else None
+            seats[agent] = HandOverSeat(
+                agent, model_seat(config, agent, debate_id), kind=spec.seat, timeout_s=human_timeout_s,
+                acting=Acting.PERSON if channel is not None else Acting.MODEL, channel=channel,
+            )  # fmt: skip
+            channels[agent] = channel
+        if human and human not in seats:
+            mine = channels[human] = HumanChannel()
+            seats[human] = HumanSeat(human, mine, timeout_s=human_timeout_s, live=True)
+        self.debate = Debate(config, backend, seats=seats, debate_id=debate_id)
+        # which live controls each person stands by with: floor (plans), point (a point or a question),
         # interrupt (a yes/no after each chunk: a moderator's cut), none
-        self.controls = self.debate.protocol.controls_for(role) if human else "none"
+        self.people: dict[str, PersonSeat] = {
+            agent: PersonSeat(
+                agent,
+                self.debate.protocol.controls_for(self.debate.config.agent(agent).role),
+                seat if isinstance(seat, HandOverSeat) else None,
+                channels.get(agent),
+            )
+            for agent, seat in seats.items()
+        }
         self.pace_s = pace_s
         self.grace_s = grace_s
+        # told of every event after the view has it, from the debate's thread (a classroom's room: turns, polls)
+        self.listeners: list[Callable[[Event], object]] = []
         self.lock = threading.RLock()
         self.view = DebateView(seat_models=seat_models(self.debate))
         self.status = "starting"
         self.error: str | None = None
-        self.seat_state = "listening"
-        self.stance_urgency = MAX_URGENCY
         self.owner_token = secrets.token_urlsafe(32)  # held by the page that started the debate, never shown
         self.version = 0
         self.started_at = time.time()
@@ -175,6 +225,70 @@ class LiveSession:
         if self._stopping and self._loading_since is not None:
             return True
         return not self._thread.is_alive() and self.status not in ("starting",)
+
+    # -- the one-person API: the seat of the person who started the debate --------------------------
+    def _mine(self) -> PersonSeat | None:
+        return self.people.get(self.human) if self.human else None
+
+    @property
+    def channel(self) -> HumanChannel | None:
+        """The channel of the person who started the debate, while they sit in their seat."""
+        return self.channel_of(self.human)
+
+    @property
+    def controls(self) -> str:
+        mine = self._mine()
+        return mine.controls if mine is not None else "none"
+
+    @property
+    def seat_state(self) -> str:
+        mine = self._mine()
+        return mine.state if mine is not None else "listening"
+
+    @property
+    def stance_urgency(self) -> int:
+        mine = self._mine()
+        return mine.urgency if mine is not None else MAX_URGENCY
+
+    # -- seats people come and go from ------------------------------------------------------------
+    def channel_of(self, agent: str | None) -> HumanChannel | None:
+        """The channel of the person in ``agent``'s seat now (None: nobody sits there, or no such seat)."""
+        held = self.people.get(agent) if agent else None
+        return held.channel if held is not None else None
+
+    def seat_person(self, agent: str) -> HumanChannel:
+        """A person sits in ``agent``'s shared seat from its next request on: their fresh channel (a person
+        who sat there before is gone: their pending request was withdrawn)."""
+        held = self._shared(agent)
+        channel = HumanChannel()
+        with self.lock:
+            if self.done:
+                channel.close()
+            held.channel, held.state, held.urgency = channel, "listening", MAX_URGENCY
+        assert held.shared is not None
+        held.shared.to_person(channel)
+        self._bump()
+        return channel
+
+    def free_seat(self, agent: str, fallback: str = "model") -> None:
+        """Nobody sits in ``agent``'s shared seat from now on: ``model`` (its model acts) or ``pass`` (its turns
+        pass); a request its person was asked falls back at once."""
+        held = self._shared(agent)
+        if fallback not in ("model", "pass"):
+            raise ValueError(f"a freed seat falls back to 'model' or 'pass', not {fallback!r}")
+        with self.lock:
+            channel, held.channel, held.state = held.channel, None, "listening"
+        assert held.shared is not None
+        held.shared.to_model() if fallback == "model" else held.shared.to_pass()
+        if channel is not None:
+            channel.close()
+        self._bump()
+
+    def _shared(self, agent: str) -> PersonSeat:
+        held = self.people.get(agent)
+        if held is None or held.shared is None:
+            raise KeyError(f"{agent!r} is not a seat people may come and go from in this debate")
+        return held
 
     def activity(self) -> str:
         """What the debate is busy with right now, for the status line: loading (how long), generating (tokens)."""
@@ -253,29 +367,35 @@ class LiveSession:
             return False
         return hmac.compare_digest(token.encode("utf-8"), self.owner_token.encode("utf-8"))
 
-    # -- a seated person's live controls ------------------------------------------------
-    def _stance(self, state: str, **values: Any) -> None:
-        if self.channel is None or self.done:
+    # -- a seated person's live controls (``agent``: whose seat; None: the starter's) -----------------------
+    def _stance(self, state: str, agent: str | None = None, **values: Any) -> None:
+        held = self.people.get(agent or self.human or "")
+        if held is None or held.channel is None or self.done:
             return
-        self.channel.set_stance(**values)
+        held.channel.set_stance(**values)
         with self.lock:
-            self.seat_state = state
+            held.state = state
         self._bump()
 
-    def interrupt(self, urgency: int = MAX_URGENCY) -> None:
+    def _urgency_of(self, agent: str | None, urgency: object) -> int:
+        value = _urgency(urgency)
+        held = self.people.get(agent or self.human or "")
+        if held is not None:
+            held.urgency = value
+        return value
+
+    def interrupt(self, urgency: int = MAX_URGENCY, *, agent: str | None = None) -> None:
         """Ask for the floor at the next boundary, cutting off whoever speaks."""
-        self.stance_urgency = _urgency(urgency)
-        self._stance("armed", intent="interrupt", urgency=self.stance_urgency)
+        self._stance("armed", agent, intent="interrupt", urgency=self._urgency_of(agent, urgency))
 
-    def raise_hand(self, urgency: int = MAX_URGENCY) -> None:
+    def raise_hand(self, urgency: int = MAX_URGENCY, *, agent: str | None = None) -> None:
         """Ask to speak as soon as the floor is free."""
-        self.stance_urgency = _urgency(urgency)
-        self._stance("hand raised", intent="raise", urgency=self.stance_urgency)
+        self._stance("hand raised", agent, intent="raise", urgency=self._urgency_of(agent, urgency))
 
-    def lower_hand(self) -> None:
-        self._stance("listening", intent="listen", point=None)
+    def lower_hand(self, *, agent: str | None = None) -> None:
+        self._stance("listening", agent, intent="listen", point=None)
 
-    def point(self, text: str) -> str:
+    def point(self, text: str, *, agent: str | None = None) -> str:
         """Raise a point of information (or a question) with ``text``, at the next chunk boundary.
 
         Returns what the page should say: empty when armed, else why not.
@@ -283,11 +403,14 @@ class LiveSession:
         words, refused = _point_words(text)
         if refused:
             return refused
-        self._stance("point armed", intent="interrupt", point=words)
+        self._stance("point armed", agent, intent="interrupt", point=words)
         return ""
 
-    def press(self, press: Press, urgency: object = MAX_URGENCY, text: object = None) -> str:
-        """A live-control button (``web_plugins.Press``): set what it sets on the stance, show its seat state.
+    def press(
+        self, press: Press, urgency: object = MAX_URGENCY, text: object = None, *, agent: str | None = None
+    ) -> str:
+        """A live-control button (``web_plugins.Press``) of ``agent``'s seat (None: the starter's): set what it
+        sets on the stance, show its seat state.
 
         ``urgency`` (bounded) for a button that takes it; ``text`` the point of a button that takes words.
         Returns what the page should say: empty when done, else why not (a point without words, too long).
@@ -299,24 +422,25 @@ class LiveSession:
                 return refused
             values["point"] = words
         if press.urgency:
-            self.stance_urgency = _urgency(urgency)
-            values["urgency"] = self.stance_urgency
-        self._stance(press.state, **values)
+            values["urgency"] = self._urgency_of(agent, urgency)
+        self._stance(press.state, agent, **values)
         return ""
 
-    def choose_answer(self, answer: str | None) -> None:
-        if self.channel is not None and answer:
-            self.channel.set_stance(answer=answer)
+    def choose_answer(self, answer: str | None, *, agent: str | None = None) -> None:
+        channel = self.channel_of(agent or self.human)
+        if channel is not None and answer:
+            channel.set_stance(answer=answer)
             self._bump()
 
     def _track(self, event: Event) -> None:
-        """Follow the seated person's intent through the debate's events (``seat_state.follow``)."""
-        if self.human is None:
-            return
-        self.seat_state, spent = follow(self.seat_state, self.human, self.controls, event)
-        if spent is not None and self.channel is not None:
-            self.channel.set_stance(**spent)
-        self.stance_urgency = MAX_URGENCY
+        """Follow each seated person's intent through the debate's events (``seat_state.follow``)."""
+        for held in self.people.values():
+            if held.channel is None:
+                continue
+            held.state, spent = follow(held.state, held.agent, held.controls, event)
+            if spent is not None:
+                held.channel.set_stance(**spent)
+            held.urgency = MAX_URGENCY
 
     # -- pages come and go --------------------------------------------------------------
     def attach(self, page: object, *, controls: bool) -> None:
@@ -376,6 +500,8 @@ class LiveSession:
                     self.view.apply(event)
                     self._track(event)
                     self._tokens_at_event = self.debate.table.cancel.tokens
+                for listener in self.listeners:
+                    listener(event)
                 self._bump()
                 if isinstance(event, PACED):
                     self._pace()
@@ -393,8 +519,9 @@ class LiveSession:
                 self.error = f"{type(error).__name__}: {error}"
                 self.status = "failed"
         finally:
-            if self.channel is not None:
-                self.channel.close()
+            for held in self.people.values():
+                if held.channel is not None:
+                    held.channel.close()
             for backend in self.backends:
                 if getattr(backend, "owns_server", False):
                     backend.close()  # a llama.cpp server started for this debate stops with it
