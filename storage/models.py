@@ -322,3 +322,16 @@ class ExperimentCellRow(Base):
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ClassroomRow(Base):
+    """What a classroom added to one debate (issue #30): who held which seat, every poll's result.
+
+    ``record`` is the front end's record as JSON (display names only: no token, no person's id); the store keeps
+    it as given and hands it back (``Store.save_classroom``, ``Store.classroom``)."""
+
+    __tablename__ = "classrooms"
+
+    debate_id: Mapped[str] = mapped_column(String(64), _debate_fk(), primary_key=True)
+    saved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    record: Mapped[dict[str, Any]] = mapped_column(JSON)

@@ -13,7 +13,10 @@ recording process has died as ``incomplete``. Then:
   finished debate of an experiment ran with, in one query;
 * ``export_json`` / ``import_json`` / ``export_csv``: see ``transfer``;
 * ``experiments``: the experiment harness's tables (see ``experiments``);
-* ``cells(experiment_id)``: a study's cells as workers claim them (``cells``).
+* ``cells(experiment_id)``: a study's cells as workers claim them (``cells``);
+* ``save_classroom`` / ``classroom``: what a classroom added to a debate (who
+  held which seat, the audience's polls), a side table kept as the web page
+  gives it (JSON data) and deleted with its debate.
 
 What it does not do: render anything, or run debates.
 """
@@ -37,7 +40,7 @@ from storage.cells import Cells, Claim
 from storage.cells import process_alive as _alive
 from storage.db import database_url, migrate, open_engine, writer
 from storage.experiments import ExperimentTables
-from storage.models import DebateRow
+from storage.models import ClassroomRow, DebateRow
 from storage.reading import read_events
 from storage.recorder import Recorder
 
@@ -173,6 +176,24 @@ class Store:
         with Session(writer(self.engine)) as session, session.begin():
             result = session.execute(delete(DebateRow).where(DebateRow.id == debate_id))
             return bool(getattr(result, "rowcount", 0))
+
+    def save_classroom(self, debate_id: str, record: dict[str, Any]) -> None:
+        """Keep (or replace) what a classroom added to debate ``debate_id`` (the front end's record, as JSON
+        data); ``KeyError`` when the store has no such debate."""
+        with Session(writer(self.engine)) as session, session.begin():
+            if session.get(DebateRow, debate_id) is None:
+                raise KeyError(f"no debate {debate_id!r} in the store")
+            row = session.get(ClassroomRow, debate_id)
+            if row is None:
+                session.add(ClassroomRow(debate_id=debate_id, saved_at=datetime.now(UTC), record=record))
+            else:
+                row.saved_at, row.record = datetime.now(UTC), record
+
+    def classroom(self, debate_id: str) -> dict[str, Any] | None:
+        """What a classroom added to debate ``debate_id`` (None: no class joined it)."""
+        with Session(self.engine) as session:
+            row = session.get(ClassroomRow, debate_id)
+            return None if row is None else dict(row.record)
 
     # -- reading ---------------------------------------------------------------
     def debate(self, debate_id: str) -> DebateSummary:

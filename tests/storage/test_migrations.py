@@ -30,6 +30,7 @@ EXPECTED_TABLES = {
     "interventions",
     "answers",
     "experiment_cells",
+    "classrooms",
     "alembic_version",
 }
 
@@ -46,7 +47,7 @@ def test_a_blank_file_gets_every_table_at_the_head_revision(tmp_path: Path) -> N
         assert path.exists()
         assert set(inspect(store.engine).get_table_names()) == EXPECTED_TABLES
         assert set(TABLES) == EXPECTED_TABLES
-        assert _head(path) == ["0005"]
+        assert _head(path) == ["0006"]
         assert all(count == 0 for table, count in row_counts(store).items() if table != "alembic_version")
         assert store.list_debates() == []
     finally:
@@ -75,7 +76,7 @@ def test_opening_an_existing_store_again_is_a_no_op_and_keeps_the_data(tmp_path:
             assert again.events(events[0].debate_id) == events
         finally:
             again.close()
-    assert _head(path) == ["0005"]
+    assert _head(path) == ["0006"]
 
 
 def test_sqlite_runs_in_wal_mode_with_foreign_keys_on(store: Store) -> None:
