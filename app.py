@@ -4,7 +4,9 @@ Run ``python app.py`` (``make run`` does, after installing) and open the
 address it prints. Every debate is recorded in the store (``--db``, default:
 the data directory's SQLite file). The scripted demo needs no model; the
 embedded SmolLM2-135M runs on any CPU offline; any Hugging Face model id or
-local path works where it is available.
+local path works where it is available. ``--host-password`` (or
+``$DEBATE_HOST_PASSWORD``) lets only who knows it start a debate; a class joins
+with the join link or code the host's page shows (docs/classroom.md).
 
 What it does not do: anything the engine, the backend or the store do; this
 file only assembles the panels in ``ui/`` and launches Gradio.
@@ -21,6 +23,7 @@ import gradio as gr
 
 from storage import Store
 from ui.analysis_panel import build_analysis
+from ui.classroom import HOST_PASSWORD_ENV, HostGate, resolve_host_password
 from ui.live_panel import build_live, page_js
 from ui.replay_panel import build_replay
 from ui.session import DEFAULT_GRACE_S
@@ -30,8 +33,11 @@ ASSETS = Path(__file__).resolve().parent / "assets"
 TITLE = "Interruptible multi-agent debate"
 
 
-def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> gr.Blocks:
-    """The page; ``grace_s``: how long a debate whose page is gone runs on, waiting for the page to come back."""
+def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S, host_password: str | None = None) -> gr.Blocks:
+    """The page; ``grace_s``: how long a debate whose page is gone runs on, waiting for the page to come back
+    (and how long a seated person who left keeps their seat); ``host_password``: only who types it may start a
+    debate (None: anyone may; joining never needs it)."""
+    gate = HostGate(host_password)
     with gr.Blocks(title=TITLE) as app:
         gr.Markdown(
             f"# {TITLE}\nAgents plan every turn; the most urgent speaks; sentences are disclosed one "
@@ -42,7 +48,7 @@ def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S) -> gr.Blocks:
             with gr.Tab("Live", id="live", elem_id="tab-live"):
                 with gr.Accordion("Set up a debate", open=True, elem_id="setup") as setup_box:
                     form = build_setup()
-                live = build_live(form, setup_box, store, grace_s=grace_s)
+                live = build_live(form, setup_box, store, grace_s=grace_s, gate=gate)
             with gr.Tab("Replay", id="replay", elem_id="tab-replay"):
                 replay = build_replay(store)
             with gr.Tab("Analysis", id="analysis", elem_id="tab-analysis") as analysis:
@@ -83,10 +89,16 @@ def main(argv: list[str] | None = None) -> None:
         metavar="SECONDS",
         help="stop a debate whose page has been gone this long (default: $DEBATE_ORPHAN_GRACE_S, else 60)",
     )
+    parser.add_argument(
+        "--host-password",
+        metavar="TEXT",
+        help=f"only who types it may start a debate; joining needs none (default: ${HOST_PASSWORD_ENV}, preferred: "
+        "a command line is visible to every user of the machine)",
+    )
     args = parser.parse_args(argv)
     host, port = address(args.host, args.port)
     store = Store(args.db)
-    app = build_app(store, grace_s=max(0.0, args.orphan_grace))
+    app = build_app(store, grace_s=max(0.0, args.orphan_grace), host_password=resolve_host_password(args.host_password))
     app.queue(default_concurrency_limit=8).launch(
         server_name=host, server_port=port, show_error=True, **launch_options()
     )

@@ -32,6 +32,14 @@ nothing. Gradio's handlers are HTTP endpoints anyone can call, so the page's
 hiding of controls is a courtesy, the check on the server is the rule. A page
 that opens ``?live=ID`` without the token watches: the debate, no controls.
 
+Every debate started here is a classroom (``classroom_live``,
+``classroom_panel``): its starter is the host (their token is the debate's
+owner token), every seat may be opened to people, and a page opened with the
+join link (``?join=CODE``) may take an open seat or join the audience. A
+seat's live controls and form act on the seat the request's own token holds
+(``page_access.guard_seat``). With a host password (``gate``), Start and Demo
+need it.
+
 What it does not do: render HTML itself (``render``, ``charts``) or run the
 debate (``session``).
 """
@@ -50,9 +58,12 @@ import gradio as gr
 from debate_core.errors import BackendError, ConfigError, HumanInputError
 from ui import charts, render, seat_form, web_plugins
 from ui.backend_choice import page_models
+from ui.classroom import ROOMS, HostGate
+from ui.classroom_live import open_classroom
+from ui.classroom_panel import build_classroom
 from ui.live_controls import ControlGroup, control_group, firsts
 from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, stream
-from ui.page_access import Page, Refused, guard, open_page, remember, token_for
+from ui.page_access import Page, Refused, guard, guard_seat, open_page, remember, token_for
 from ui.seat_form import build_seat_form
 from ui.session import (
     DEFAULT_GRACE_S,
@@ -137,14 +148,30 @@ def _toggle(name: str, page: Page | None, on: bool) -> list[Any]:
     return redraw_ended(page)
 
 
+class SeatAct:
+    """A control's action on a seat: ``act(live, agent, *values)``, for the seat the request's token holds."""
+
+    def __init__(self, act: Callable[..., Any]) -> None:
+        self.act = act
+
+    def __call__(self, live: Any, agent: str, *values: Any) -> Any:
+        return self.act(live, agent, *values)
+
+
 def control(what: str, act: Callable[..., Any]) -> Callable[..., Any]:
     """The handler of one control: ``act(live, *values)`` runs only when the request brought the debate's token
     (``page_access.guard``); otherwise the notice says why not and nothing changes. ``what``: the action, as
-    the refusal says it ("pause it")."""
+    the refusal says it ("pause it"). A seat's control (``SeatAct``) runs ``act(live, agent, *values)`` for the
+    seat the request's own token holds (``page_access.guard_seat``), never one the page names."""
+    seat = isinstance(act, SeatAct)
 
     def handler(page: Page | None, tokens: Any, *values: Any) -> Any:
         try:
-            live = guard(page, tokens, what)
+            if seat:
+                live, agent = guard_seat(page, tokens, what)
+                values = (agent, *values)
+            else:
+                live = guard(page, tokens, what)
         except Refused as refused:
             return _notice(str(refused), bad=True)
         try:
@@ -157,22 +184,26 @@ def control(what: str, act: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _act(press: web_plugins.Press) -> Callable[..., Any]:
-    """What a live-control button does to the session (through ``control``, so only for the owner)."""
+    """What a live-control button does to its seat (through ``control``, so only for the seat's holder)."""
     if press.urgency:
-        return lambda live, urgency=MAX_URGENCY: live.press(press, urgency)  # the session bounds the urgency
-    return lambda live: live.press(press)
+        return SeatAct(lambda live, agent, urgency=MAX_URGENCY: live.press(press, urgency, agent=agent))  # bounded
+    return SeatAct(lambda live, agent: live.press(press, agent=agent))
 
 
 def controls() -> dict[str, tuple[str, Callable[..., Any]]]:
     """The controls: (api name, what a refusal says, the action on the session): the page's own, then every
-    button of the registered live controls but those that take words (``raise_point``)."""
+    button of the registered live controls but those that take words (``raise_point``). Those of a seat
+    (``SeatAct``) take the seat's agent after the session."""
     found: dict[str, tuple[str, Callable[..., Any]]] = {
         "pause": ("pause it", lambda live: live.pause()),
         "resume": ("resume it", lambda live: live.resume()),
         "step": ("run it one turn", lambda live: live.step()),
         "stop": ("stop it", lambda live: live.stop()),
         "pace": ("change its pace (your setting applies to a debate you start)", lambda live, v: live.set_pace(v)),
-        "choose_answer": ("choose the seat's answer", lambda live, answer: live.choose_answer(answer)),
+        "choose_answer": (
+            "choose the seat's answer",
+            SeatAct(lambda live, agent, answer: live.choose_answer(answer, agent=agent)),
+        ),
     }
     for spec in web_plugins.live_controls():
         for press in spec.buttons:
@@ -188,8 +219,8 @@ def raise_point(page: Page | None, tokens: Any, text: str, name: str = "point") 
     """A button that takes words (the text box's point, ``Press.text``): armed, or why not."""
     press = web_plugins.press_named(name)
     try:
-        live = guard(page, tokens, press.refusal if press is not None else "raise a point")
-        refused = live.press(press, text=text) if press is not None else "This debate takes no words here."
+        live, agent = guard_seat(page, tokens, press.refusal if press is not None else "raise a point")
+        refused = live.press(press, text=text, agent=agent) if press is not None else "This debate takes no words here."
     except Refused as refusal:
         refused = str(refusal)
     if refused:
@@ -200,14 +231,15 @@ def raise_point(page: Page | None, tokens: Any, text: str, name: str = "point") 
 def submit_words(page: Page | None, tokens: Any, *slots: Any) -> str:
     """The seated person's words (``seat_form``) to what the debate waits for, or why not."""
     try:
-        live = guard(page, tokens, "answer for the seat")
+        live, agent = guard_seat(page, tokens, "answer for the seat")
     except Refused as refused:
         return f'<span class="bad">Not sent: {render.escape(str(refused))}</span>'
-    request = live.channel.pending(timeout_s=0) if live.channel is not None else None
-    if live.channel is None or request is None:
+    channel = live.channel_of(agent)
+    request = channel.pending(timeout_s=0) if channel is not None else None
+    if channel is None or request is None:
         return '<span class="muted">Nothing is waiting for you right now.</span>'
     try:
-        live.channel.submit(request.request_id, seat_form.values(request, list(slots)))
+        channel.submit(request.request_id, seat_form.values(request, list(slots)))
     except (HumanInputError, ValueError) as error:
         return f'<span class="bad">Not sent: {render.escape(str(error))}</span>'
     return f'<span class="ok">Sent your {render.escape(request.kind.replace("_", " "))}.</span>'
@@ -220,8 +252,12 @@ def reattach_page(debate_id: str | None, tokens: Any) -> Page | None:
     return open_page(live, tokens) if live is not None else None
 
 
-def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = DEFAULT_GRACE_S) -> LivePanel:
-    """The live tab (under the set-up accordion ``setup_box``, which folds away on Start)."""
+def build_live(
+    form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = DEFAULT_GRACE_S, gate: HostGate | None = None
+) -> LivePanel:
+    """The live tab (under the set-up accordion ``setup_box``, which folds away on Start). ``gate``: the
+    server's host password (only who types it may start a debate; none: anyone may)."""
+    gate = gate if gate is not None else HostGate(None)
     # Gradio deletes a page's state when the page is gone (closed tab, lost connection): detach then.
     session = gr.State(None, delete_callback=_page_gone)  # this page's ``Page``: its debate, kept on the server
     tokens = gr.BrowserState({}, storage_key=TOKENS_KEY)  # this browser's tokens: sent with every control
@@ -233,6 +269,10 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
         resume = gr.Button("Resume", elem_id="resume", interactive=False, min_width=80)
         step = gr.Button("Step one turn", elem_id="step", interactive=False, min_width=100)
         stop = gr.Button("Stop", variant="stop", elem_id="stop", interactive=False, min_width=80)
+        password = gr.Textbox(
+            label="Host password", type="password", max_lines=1, max_length=1_000, visible=gate.required,
+            elem_id="host-password",
+        )  # fmt: skip
     with gr.Row():
         audience = gr.Checkbox(label="Audience mode (large text, no private thoughts)", elem_id="audience")
         discarded = gr.Checkbox(label="Show discarded units", elem_id="show-discarded")
@@ -254,6 +294,7 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
             countdown = gr.HTML("", elem_id="countdown")
             words = build_seat_form()
             rounds = gr.HTML("", elem_id="rounds")
+            build_classroom(session, tokens)  # the poll's tally beside the answers; joining; the host's roster
             panels = {panel.name: gr.HTML("", elem_id=panel.name) for panel in web_plugins.panels()}
             with gr.Column(elem_id="plan-panels") as plan_panels:
                 plans = gr.HTML(render.plans_html(_empty()), elem_id="plans")
@@ -272,7 +313,10 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
         answers=tuple(group.answer for group in groups if group.answer is not None),
     )  # fmt: skip
 
-    def launch(current: Page | None, armed: float, held: Any, make: Any) -> tuple[Any, ...]:
+    def launch(current: Page | None, armed: float, held: Any, make: Any, given: Any = None) -> tuple[Any, ...]:
+        if not gate.allows(given):
+            note = "Starting a debate on this server needs the host password."
+            return current, 0.0, _notice(note, bad=True), gr.skip(), gr.skip()
         # only a debate this browser started is stopped for the new one (a watched one runs on)
         mine = current is not None and current.live.owned_by(token_for(held, current.live.debate_id))
         running = mine and current is not None and not current.live.done
@@ -283,6 +327,8 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
             live = make()
         except (FormError, ConfigError, BackendError) as error:  # BackendError: a server that does not answer
             return current, 0.0, _notice(f"Cannot start: {error}", bad=True), gr.skip(), gr.skip()
+        open_classroom(live, store, grace_s=grace_s)  # the starter is its host: their token holds the controls
+        live.start()
         if current is not None:
             if running:
                 current.live.stop()
@@ -290,7 +336,7 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
         held = remember(held, live)
         return open_page(live, held), 0.0, "", gr.update(open=False), held
 
-    def on_start(current: Page | None, armed: float, held: Any, *values: Any) -> tuple[Any, ...]:
+    def on_start(current: Page | None, armed: float, held: Any, given: Any, *values: Any) -> tuple[Any, ...]:
         def make() -> LiveSession:
             fields = dict(zip(form.names(), values, strict=True))
             config = config_from_form(fields)
@@ -310,25 +356,26 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
                 human_timeout_s=float(fields["human_seconds"]) if timed else None,
                 pace_s=float(fields["pace"]),
                 grace_s=grace_s,
-            ).start()
+                shared=config.agent_names,  # every seat may be opened to people (a classroom)
+            )
 
-        return launch(current, armed, held, make)
+        return launch(current, armed, held, make, given)
 
-    def on_demo(current: Page | None, armed: float, held: Any) -> tuple[Any, ...]:
+    def on_demo(current: Page | None, armed: float, held: Any, given: Any) -> tuple[Any, ...]:
         def make() -> LiveSession:
             config = web_plugins.demo_config(seed=int(time.time()) % 1000)
             backend = backend_for(SCRIPTED, config)
-            return LiveSession(config, backend, store=store, pace_s=1.0, grace_s=grace_s).start()
+            return LiveSession(config, backend, store=store, pace_s=1.0, grace_s=grace_s, shared=config.agent_names)
 
-        return launch(current, armed, held, make)
+        return launch(current, armed, held, make, given)
 
     def watch(page: Page | None) -> Any:
         yield from stream(page, view)
 
     launched = [session, confirm, notice, setup_box, tokens]
     for button, handler, inputs in (
-        (start, on_start, [session, confirm, tokens, *form.inputs()]),
-        (demo, on_demo, [session, confirm, tokens]),
+        (start, on_start, [session, confirm, tokens, password, *form.inputs()]),
+        (demo, on_demo, [session, confirm, tokens, password]),
     ):
         button.click(handler, inputs=inputs, outputs=launched)
     # Every new session gets its own stream, started once the session exists.
@@ -370,10 +417,13 @@ def build_live(form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = 
     )
 
     def reattach(held: Any, request: gr.Request) -> tuple[Any, Any]:
-        """A reloaded or shared page (``?live=ID``) shows its debate, if it is still here: with the controls
-        when this browser holds the debate's token, else watching."""
-        debate_id = request.query_params.get("live") if request is not None else None
-        page = reattach_page(debate_id, held)
+        """A reloaded or shared page (``?live=ID``, or a join link ``?join=CODE``) shows its debate, if it is
+        still here: with the controls when this browser holds the debate's token, a seat's controls when it
+        holds a seat's token, else watching (and, through a join link, free to join)."""
+        query = dict(request.query_params) if request is not None else {}
+        debate_id = query.get("live")
+        joining = ROOMS.by_code(query.get("join")) if query.get("join") and not debate_id else None
+        page = reattach_page(joining.debate_id if joining is not None else debate_id, held)
         if page is None:
             return gr.skip(), gr.skip()
         return page, gr.update(open=False)

@@ -39,6 +39,7 @@ import gradio as gr
 
 from debate_core.kernel.human import HumanRequest
 from ui import charts, render, seat_form, web_plugins
+from ui.classroom_live import seat_of
 from ui.page_access import WATCHING, Page
 from ui.seat_form import SeatForm
 from ui.seat_state import seat_state_html
@@ -130,11 +131,12 @@ def _changed(drawn: Drawn, key: str, value: str) -> Any:
     return value
 
 
-def _pending(live: LiveSession, owner: bool = True) -> HumanRequest | None:
-    """What the debate waits for from the seated person (shown only on the page that holds the controls)."""
-    if live.channel is None or live.done or not owner:
+def _pending(live: LiveSession, seat: str | None) -> HumanRequest | None:
+    """What the debate waits for from the person in ``seat`` (shown only on the page that holds that seat)."""
+    channel = live.channel_of(seat)
+    if channel is None or live.done:
         return None
-    return live.channel.pending(timeout_s=0)
+    return channel.pending(timeout_s=0)
 
 
 def _countdown(request: HumanRequest | None) -> str:
@@ -144,14 +146,16 @@ def _countdown(request: HumanRequest | None) -> str:
     return f'<div class="countdown" role="timer">{left} s left, then it passes</div>'
 
 
-def _status(live: LiveSession, owner: bool = True) -> str:
+def _status(live: LiveSession, owner: bool = True, seat: str | None = None) -> str:
     busy = live.activity()
     text = f"{live.status}{f' ({busy})' if busy else ''} · debate {live.debate_id[:8]}"
-    if live.human and not live.done:
+    if seat and not live.done:
+        role = live.view.roles.get(seat)
+        text += f" · you are {seat}" + (f", the {role}" if role else "")
+    elif live.human and not live.done and live.channel is not None:
         role = live.view.roles.get(live.human)
-        who = "you are" if owner else "a person is"
-        text += f" · {who} {live.human}" + (f", the {role}" if role else "")
-    if not owner:
+        text += f" · a person is {live.human}" + (f", the {role}" if role else "")
+    if not owner and not seat:
         text += f" · {WATCHING}"
     return render.status_html(text, error=live.error, link=f"?debate={live.debate_id}", debate=live.debate_id)
 
@@ -165,6 +169,8 @@ def updates(
     ``page``: the page drawn, for its controls and display (None: the owner's page, default display).
     """
     owner = page is None or page.owner
+    seat = live.human if page is None else page.seat  # the seat whose controls this page shows
+    held = live.people.get(seat) if seat else None
     audience = page is not None and page.audience
     discarded = page is not None and page.discarded
     with live.lock:
@@ -179,7 +185,7 @@ def updates(
             delta = {"seq": drawn.seq, "from": first, "lines": lines[first:]}
             drawn.lines = lines
         head = [
-            _changed(drawn, "status", _status(live, owner)),
+            _changed(drawn, "status", _status(live, owner, seat)),
             _changed(drawn, "question", render.question_html(state)),
             _changed(drawn, "budget", render.budget_html(state)),
             delta,
@@ -198,16 +204,18 @@ def updates(
                 charts.trajectory_figure(state),
                 charts.floor_history_figure(state),
             ]
-        seated = live.human is not None and not live.done and owner
+        seated = held is not None and held.channel is not None and not live.done
+        controls = held.controls if held is not None else "none"
         answers: list[Any] = [gr.skip()] * len(view.answers)
-        mine = state.initial.get(live.human or "", (None, ""))[0]
-        shown = f"{live.debate_id}:{mine}"
+        mine = state.initial.get(seat or "", (None, ""))[0]
+        shown = f"{live.debate_id}:{seat}:{mine}"
         if seated and drawn.answers_for != shown and state.labels:
             drawn.answers_for = shown  # the choices once, and the person's initial answer once given
             answers = [gr.update(choices=list(state.labels), value=mine)] * len(view.answers)
-        seat_state = _changed(drawn, "seat", seat_state_html(live.seat_state, live.stance_urgency, live.controls))
+        badge = seat_state_html(held.state, held.urgency, controls) if held is not None else ""
+        seat_state = _changed(drawn, "seat", badge)
         done = live.done
-    request = _pending(live, owner)
+    request = _pending(live, seat)
     form: list[Any] = [gr.skip()] * len(view.form.outputs())
     request_id = request.request_id if request else None
     if request_id != drawn.request_id:
@@ -219,18 +227,18 @@ def updates(
         drawn.buttons = buttons
         control = [gr.update(interactive=not done, visible=owner) for _ in range(4)]
     groups: list[Any] = [gr.skip()] * (1 + len(view.groups))
-    shown = f"{seated}:{live.controls}"
+    shown = f"{seated}:{controls}"
     if drawn.texts.get("controls") != shown:
         drawn.texts["controls"] = shown
-        groups = [gr.update(visible=seated), *(gr.update(visible=live.controls == name) for name in view.groups)]
-    seat = [*groups, seat_state, *answers, _changed(drawn, "countdown", _countdown(request)), *form]
+        groups = [gr.update(visible=seated), *(gr.update(visible=controls == name) for name in view.groups)]
+    seat_updates = [*groups, seat_state, *answers, _changed(drawn, "countdown", _countdown(request)), *form]
     # a protocol that has made no plan by its first turn makes none (Kimura's come at turn 0)
     planless = str(state.turn > 0 and not state.plans)
     boxes: list[Any] = [gr.skip()] * len(view.plan_boxes)
     if drawn.texts.get("planless") != planless:
         drawn.texts["planless"] = planless
         boxes = [gr.update(visible=planless == "False")] * len(view.plan_boxes)
-    return [*head, *figures, *seat, *control, *boxes]
+    return [*head, *figures, *seat_updates, *control, *boxes]
 
 
 def redraw_ended(page: Page | None) -> list[Any]:
@@ -265,9 +273,12 @@ def stream(page: Page | None, view: LiveView) -> Iterator[list[Any]]:
     try:
         while not page.closed:
             version = live.wait_for_change(seen, timeout=ACTIVITY_S)
-            counting = _pending(live, page.owner) is not None
+            seat = seat_of(live, page.token)  # a seat taken, freed or lapsed: this page follows the room
+            moved = seat != page.seat
+            page.seat = seat
+            counting = _pending(live, page.seat) is not None
             activity = live.activity()
-            if version == seen and not counting and activity == busy:
+            if version == seen and not counting and activity == busy and not moved:
                 continue
             seen, busy = version, activity
             yield updates(live, drawn, view, plots=False, page=page)  # the new sentence first: people wait for it

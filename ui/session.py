@@ -196,6 +196,7 @@ class LiveSession:
         self.grace_s = grace_s
         # told of every event after the view has it, from the debate's thread (a classroom's room: turns, polls)
         self.listeners: list[Callable[[Event], object]] = []
+        self.finishers: list[Callable[[], object]] = []  # called once the debate's thread ends, however it ends
         self.lock = threading.RLock()
         self.view = DebateView(seat_models=seat_models(self.debate))
         self.status = "starting"
@@ -525,6 +526,11 @@ class LiveSession:
             for backend in self.backends:
                 if getattr(backend, "owns_server", False):
                     backend.close()  # a llama.cpp server started for this debate stops with it
+            for finish in self.finishers:
+                try:
+                    finish()
+                except Exception:  # the debate has ended either way; a finisher's failure is its own
+                    logger.exception("debate %s: a finisher failed", self.debate_id)
             self._bump()
 
     def _pace(self) -> None:
