@@ -77,7 +77,8 @@ def address(host: str | None, port: int | None) -> tuple[str, int]:
     return host, port
 
 
-def main(argv: list[str] | None = None) -> None:
+def options(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line, read: ``host_password`` resolved (the flag, else ``$DEBATE_HOST_PASSWORD``, else None)."""
     parser = argparse.ArgumentParser(description=TITLE)
     parser.add_argument("--db", help="SQLite file or SQLAlchemy URL (default: the data directory)")
     parser.add_argument("--host", help="default: $GRADIO_SERVER_NAME, else 127.0.0.1")
@@ -96,9 +97,15 @@ def main(argv: list[str] | None = None) -> None:
         "a command line is visible to every user of the machine)",
     )
     args = parser.parse_args(argv)
+    args.host_password = resolve_host_password(args.host_password)
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = options(argv)
     host, port = address(args.host, args.port)
     store = Store(args.db)
-    app = build_app(store, grace_s=max(0.0, args.orphan_grace), host_password=resolve_host_password(args.host_password))
+    app = build_app(store, grace_s=max(0.0, args.orphan_grace), host_password=args.host_password)
     app.queue(default_concurrency_limit=8).launch(
         server_name=host, server_port=port, show_error=True, **launch_options()
     )

@@ -152,3 +152,14 @@ def test_polls_and_holdings_are_stored_with_the_transcript(tmp_path):
     assert "token" not in str(kept).lower()
     with pytest.raises(Forbidden):
         room.authorize(sam[live.debate_id], "interrupt", "Alex")  # the room closed with the debate
+
+
+def test_the_host_password_comes_from_the_flag_else_the_environment(monkeypatch):
+    from app import options
+
+    monkeypatch.delenv("DEBATE_HOST_PASSWORD", raising=False)
+    assert options([]).host_password is None
+    monkeypatch.setenv("DEBATE_HOST_PASSWORD", "from the environment")
+    assert options([]).host_password == "from the environment"
+    assert options(["--host-password", "from the flag"]).host_password == "from the flag"
+    assert options(["--host-password", ""]).host_password is None  # an empty value is no password

@@ -43,7 +43,16 @@ import gradio as gr
 
 from debate_core.log import logger
 from ui import render
-from ui.classroom import ClassroomError, Identity, PollResult, Room, html_name, join_qr_svg, qr_available
+from ui.classroom import (
+    ClassroomError,
+    ClassroomRecord,
+    Identity,
+    PollResult,
+    Room,
+    html_name,
+    join_qr_svg,
+    qr_available,
+)
 from ui.classroom.people import Acting, SeatState
 from ui.classroom_live import Classroom, classroom_of
 from ui.page_access import Page, remember, token_for
@@ -157,6 +166,33 @@ def tally_html(result: PollResult | None) -> str:
     return (
         f'<div class="poll" id="poll-tally" data-poll="{html_name(result.key)}" data-state="{state}">'
         f"<p>The audience's poll: {label} ({state}, {result.total} votes)</p><ul>{''.join(bars)}</ul></div>"
+    )
+
+
+def record_html(kept: Any, turn: int) -> str:
+    """A stored classroom record (``Store.classroom``) as the replay shows it at ``turn``: who held which seat
+    (display names only) and every poll opened by then, with its tally; "" for a debate no class joined, or a
+    record that does not read (it came from a file: checked where it enters)."""
+    if not kept:
+        return ""
+    try:
+        record = ClassroomRecord.model_validate(kept)
+    except ValueError:
+        return '<p class="bad">The classroom record of this debate could not be read.</p>'
+    now = record.holders_at(turn)
+    held = "".join(
+        f'<li data-seat="{html_name(h.agent)}">{html_name(h.name)} held {html_name(h.agent)}\'s seat from turn '
+        f"{h.from_turn}" + (f" to turn {h.to_turn}" if h.to_turn is not None else "")
+        + (f" ({html_name(h.ended.value)}; then {'a model' if h.then == 'model' else 'its turns passed'})"
+           if h.ended is not None and h.then is not None else "")
+        + (" · <strong>now</strong>" if now.get(h.agent) == h.name else "")
+        + "</li>"
+        for h in record.seats
+    )  # fmt: skip
+    polls = "".join(tally_html(poll) for poll in record.polls_until(turn))
+    return (
+        f'<div class="classroom-record" id="classroom-record"><p>The class in this debate</p>'
+        f"<ul>{held or '<li>Nobody took a seat.</li>'}</ul>{polls}</div>"
     )
 
 

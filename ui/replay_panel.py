@@ -6,7 +6,9 @@ running), loads one, and shows it at any point of its history with a slider
 over turns and a play / pause timer, through the same renderers as the live
 view (question, discarded units, plans, answers per round, SID's confidence
 gauges and what each agent read included; the plan panels are hidden for a
-debate that made no plans, as in the live view). JSON and CSV exports are
+debate that made no plans, as in the live view), and, for a debate a class
+joined, who held which seat and the audience's polls as they stood at that
+turn (the store's classroom record, ``classroom_panel.record_html``). JSON and CSV exports are
 offered as downloads; a transcript file can be imported from the page, with
 the same all-or-nothing checks as ``python -m storage import``. A page opened
 with ``?debate=ID`` (the link the live view offers) opens that debate here.
@@ -30,6 +32,7 @@ from debate_core.status import DebateStatus
 from storage.transcript import TranscriptError
 from storage.transfer import safe_file_name
 from ui import charts, render, web_plugins
+from ui.classroom_panel import record_html
 from ui.view_model import DebateView
 
 STATUSES = ["any", *(status.value for status in DebateStatus)]
@@ -85,6 +88,7 @@ def build_replay(store: Any) -> ReplayPanel:
             result = gr.HTML(elem_id="replay-result")
         with gr.Column(scale=2, min_width=280):
             rounds = gr.HTML(elem_id="replay-rounds")
+            classroom = gr.HTML(elem_id="replay-classroom")  # who held which seat, the audience's polls
             panels = [gr.HTML(elem_id=f"replay-{panel.name}") for panel in web_plugins.panels()]
             plans = gr.HTML(elem_id="replay-plans")
             urgency = gr.Plot(elem_id="replay-urgency")
@@ -134,13 +138,14 @@ def build_replay(store: Any) -> ReplayPanel:
             render.transcript_html(view, show_discarded=discarded, element_id="replay-transcript-box", private=private),
             render.result_html(view),
             render.rounds_html(view),
+            record_html(store.classroom(view.debate_id) if events and view.debate_id else None, upto),
             *web_plugins.panel_html(view).values(),
             gr.update(value=render.plans_html(view), visible=planned),
             gr.update(value=charts.urgency_figure(view), visible=planned),
             charts.trajectory_figure(view),
         ]
 
-    outputs = [question, budget, transcript, result, rounds, *panels, plans, urgency, trajectory]
+    outputs = [question, budget, transcript, result, rounds, classroom, *panels, plans, urgency, trajectory]
     drawing = [loaded, position, show_discarded, show_private]
     refresh.click(listing, inputs=[text, status, chosen], outputs=[table, chosen])
     text.submit(listing, inputs=[text, status, chosen], outputs=[table, chosen])
