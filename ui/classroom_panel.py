@@ -113,7 +113,7 @@ def join_html(room: Room, link: str) -> str:
     qr = ""
     if qr_available():
         try:
-            qr = f'<div class="join-qr" id="join-qr">{join_qr_svg(link)}</div>'
+            qr = f'<div class="join-qr" id="join-qr" style="width:200px;max-width:100%">{join_qr_svg(link)}</div>'
         except Exception:  # a QR code is a convenience: the link and the code are shown anyway
             logger.exception("the join link's QR code could not be drawn")
     return (
@@ -165,7 +165,8 @@ def tally_html(result: PollResult | None) -> str:
     label = html_name(result.label or result.key)
     return (
         f'<div class="poll" id="poll-tally" data-poll="{html_name(result.key)}" data-state="{state}">'
-        f"<p>The audience's poll: {label} ({state}, {result.total} votes)</p><ul>{''.join(bars)}</ul></div>"
+        f"<p>The audience's poll: {label} ({state}, {result.total} vote{'' if result.total == 1 else 's'})</p>"
+        f"<ul>{''.join(bars)}</ul></div>"
     )
 
 
@@ -372,17 +373,17 @@ def build_classroom(session: Any, tokens: Any) -> ClassroomPanel:
             join_info = gr.HTML("", elem_id="join-info")
             roster = gr.HTML("", elem_id="roster")
             with gr.Row():
-                seat_pick = gr.Dropdown([], label="Seat", elem_id="host-seat-pick")
+                seat_pick = gr.Dropdown([], label="Seat", elem_id="host-seat-pick", allow_custom_value=True)
                 fallback = gr.Radio(FALLBACKS, value="model", label="While nobody holds it", elem_id="host-fallback")
             with gr.Row():
                 open_seat = gr.Button("Open the seat to people", elem_id="open-seat")
                 free_seat = gr.Button("Free the seat", elem_id="free-seat")
             with gr.Row():
-                hand_pick = gr.Dropdown([], label="Raised hands", elem_id="hand-pick")
+                hand_pick = gr.Dropdown([], label="Raised hands", elem_id="hand-pick", allow_custom_value=True)
                 assign = gr.Button("Give the seat to this hand", elem_id="assign-seat")
         with gr.Group(visible=False, elem_id="classroom-join") as join_box:
             name = gr.Textbox(label="Your name", max_lines=1, max_length=200, elem_id="join-name")
-            open_pick = gr.Dropdown([], label="Open seats", elem_id="join-seat-pick")
+            open_pick = gr.Dropdown([], label="Open seats", elem_id="join-seat-pick", allow_custom_value=True)
             with gr.Row():
                 take = gr.Button("Take the seat", variant="primary", elem_id="take-seat")
                 join = gr.Button("Join the audience", elem_id="join-audience")
