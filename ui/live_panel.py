@@ -24,7 +24,7 @@ second press; a page that is reloaded re-attaches to its debate (``?live=``
 in the address), and a page that goes away lets its debate stop after a
 grace period.
 
-Who may act (``page_access``): starting a debate puts its secret token in
+Who may act (``page_access``; the handlers are ``live_handlers``): starting a debate puts its secret token in
 this browser's storage (``gr.BrowserState``, never in the address); every
 control's handler receives the token the request brought and acts only when
 it is the debate's (``guard``), else it answers with a refusal and changes
@@ -49,27 +49,27 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
 
-from debate_core.errors import BackendError, ConfigError, HumanInputError
-from ui import charts, render, seat_form, web_plugins
+from debate_core.errors import BackendError, ConfigError
+from ui import charts, render, web_plugins
 from ui.backend_choice import page_models
 from ui.classroom import ROOMS, HostGate
 from ui.classroom_live import open_classroom
 from ui.classroom_panel import build_classroom
 from ui.live_controls import ControlGroup, control_group, firsts
+from ui.live_handlers import CONTROLS, control, raise_point, submit_words
+from ui.live_handlers import notice_html as _notice
 from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, stream
-from ui.page_access import Page, Refused, guard, guard_seat, open_page, remember, token_for
+from ui.page_access import Page, open_page, remember, token_for
 from ui.seat_form import build_seat_form
 from ui.session import (
     DEFAULT_GRACE_S,
     EMBEDDED,
     EMBEDDED_LLAMACPP,
-    MAX_URGENCY,
     SCRIPTED,
     SERVER,
     LiveSession,
@@ -146,103 +146,6 @@ def _toggle(name: str, page: Page | None, on: bool) -> list[Any]:
     setattr(page, name, bool(on))
     page.live.nudge()  # the page's stream redraws with it
     return redraw_ended(page)
-
-
-class SeatAct:
-    """A control's action on a seat: ``act(live, agent, *values)``, for the seat the request's token holds."""
-
-    def __init__(self, act: Callable[..., Any]) -> None:
-        self.act = act
-
-    def __call__(self, live: Any, agent: str, *values: Any) -> Any:
-        return self.act(live, agent, *values)
-
-
-def control(what: str, act: Callable[..., Any]) -> Callable[..., Any]:
-    """The handler of one control: ``act(live, *values)`` runs only when the request brought the debate's token
-    (``page_access.guard``); otherwise the notice says why not and nothing changes. ``what``: the action, as
-    the refusal says it ("pause it"). A seat's control (``SeatAct``) runs ``act(live, agent, *values)`` for the
-    seat the request's own token holds (``page_access.guard_seat``), never one the page names."""
-    seat = isinstance(act, SeatAct)
-
-    def handler(page: Page | None, tokens: Any, *values: Any) -> Any:
-        try:
-            if seat:
-                live, agent = guard_seat(page, tokens, what)
-                values = (agent, *values)
-            else:
-                live = guard(page, tokens, what)
-        except Refused as refused:
-            return _notice(str(refused), bad=True)
-        try:
-            act(live, *values)
-        except HumanInputError as error:  # a value the live controls refuse (the channel checks every one)
-            return _notice(str(error), bad=True)
-        return gr.skip()
-
-    return handler
-
-
-def _act(press: web_plugins.Press) -> Callable[..., Any]:
-    """What a live-control button does to its seat (through ``control``, so only for the seat's holder)."""
-    if press.urgency:
-        return SeatAct(lambda live, agent, urgency=MAX_URGENCY: live.press(press, urgency, agent=agent))  # bounded
-    return SeatAct(lambda live, agent: live.press(press, agent=agent))
-
-
-def controls() -> dict[str, tuple[str, Callable[..., Any]]]:
-    """The controls: (api name, what a refusal says, the action on the session): the page's own, then every
-    button of the registered live controls but those that take words (``raise_point``). Those of a seat
-    (``SeatAct``) take the seat's agent after the session."""
-    found: dict[str, tuple[str, Callable[..., Any]]] = {
-        "pause": ("pause it", lambda live: live.pause()),
-        "resume": ("resume it", lambda live: live.resume()),
-        "step": ("run it one turn", lambda live: live.step()),
-        "stop": ("stop it", lambda live: live.stop()),
-        "pace": ("change its pace (your setting applies to a debate you start)", lambda live, v: live.set_pace(v)),
-        "choose_answer": (
-            "choose the seat's answer",
-            SeatAct(lambda live, agent, answer: live.choose_answer(answer, agent=agent)),
-        ),
-    }
-    for spec in web_plugins.live_controls():
-        for press in spec.buttons:
-            if not press.text:
-                found[press.name] = (press.refusal, _act(press))
-    return found
-
-
-CONTROLS = controls()
-
-
-def raise_point(page: Page | None, tokens: Any, text: str, name: str = "point") -> list[Any]:
-    """A button that takes words (the text box's point, ``Press.text``): armed, or why not."""
-    press = web_plugins.press_named(name)
-    try:
-        live, agent = guard_seat(page, tokens, press.refusal if press is not None else "raise a point")
-        refused = live.press(press, text=text, agent=agent) if press is not None else "This debate takes no words here."
-    except Refused as refusal:
-        refused = str(refusal)
-    if refused:
-        return [gr.skip(), _notice(refused, bad=True)]
-    return ["", ""]
-
-
-def submit_words(page: Page | None, tokens: Any, *slots: Any) -> str:
-    """The seated person's words (``seat_form``) to what the debate waits for, or why not."""
-    try:
-        live, agent = guard_seat(page, tokens, "answer for the seat")
-    except Refused as refused:
-        return f'<span class="bad">Not sent: {render.escape(str(refused))}</span>'
-    channel = live.channel_of(agent)
-    request = channel.pending(timeout_s=0) if channel is not None else None
-    if channel is None or request is None:
-        return '<span class="muted">Nothing is waiting for you right now.</span>'
-    try:
-        channel.submit(request.request_id, seat_form.values(request, list(slots)))
-    except (HumanInputError, ValueError) as error:
-        return f'<span class="bad">Not sent: {render.escape(str(error))}</span>'
-    return f'<span class="ok">Sent your {render.escape(request.kind.replace("_", " "))}.</span>'
 
 
 def reattach_page(debate_id: str | None, tokens: Any) -> Page | None:
@@ -444,10 +347,6 @@ def _wire_text(group: ControlGroup, name: str, trigger: Any, api_name: str, sess
         api_name=api_name,
         show_progress="hidden",
     )
-
-
-def _notice(text: str, *, bad: bool = False) -> str:
-    return f'<div class="notice{" bad" if bad else ""}" role="alert">{render.escape(text)}</div>'
 
 
 @dataclass
