@@ -264,7 +264,9 @@ def refresh(page: Page | None, tokens: Any, request: gr.Request | None = None) -
     latest = poll or (held[-1] if held else None)
     audience = joined and not identity.host and not seated and not room.closed
     joinable = not seated and not identity.host and not room.closed
-    link = room.join_link(base_url(getattr(request, "headers", None) if request is not None else None))
+    if "base" not in page.drawn and request is not None:  # the address the page was opened with, once
+        page.drawn["base"] = base_url(getattr(request, "headers", None))
+    link = room.join_link(page.drawn.get("base") or base_url(None))
     hands = [(f"{m.name}{f' (asks for {m.hand_seat})' if m.hand_seat else ''}", m.id) for m in room.hands()]
     choices = list(poll.choices) if poll is not None and poll.open else []
     mine = room.my_vote(token, poll.key) if poll is not None and audience else None
@@ -402,7 +404,10 @@ def build_classroom(session: Any, tokens: Any) -> ClassroomPanel:
         notice, timer,
     )  # fmt: skip
     quiet: dict[str, Any] = {"show_progress": "hidden"}
-    timer.tick(refresh, inputs=[session, tokens], outputs=panel.outputs(), api_visibility="private", **quiet)
+    # not queued: a heartbeat must not wait behind the debate's streams, and shows no progress
+    timer.tick(
+        refresh, inputs=[session, tokens], outputs=panel.outputs(), api_visibility="private", queue=False, **quiet
+    )
     session.change(refresh, inputs=[session, tokens], outputs=panel.outputs(), api_visibility="private", **quiet)
     take.click(
         take_seat, inputs=[session, tokens, name, open_pick], outputs=[tokens, notice],

@@ -153,6 +153,8 @@ def test_with_a_host_password_only_who_types_it_starts_a_debate_and_joining_need
             wait_for(lambda: "host password" in notice(host), "the refusal")
             assert host.locator("#status .status[data-debate]").count() == 0  # nothing started
             host.locator("#host-password input").fill("a long phrase")
+            open_more_settings(host)
+            set_number(host, "pace", 5)  # slow: the debate runs on while a student joins (an ended one shows no code)
             host.click("#start")
             host.wait_for_selector("#join-code", timeout=STEP_GUARD_MS)
             code = host.locator("#join-code").inner_text().strip()
