@@ -88,9 +88,15 @@ def hint(fields: Sequence[FieldSpec]) -> str:
     return " ".join(parts)
 
 
+def _heading(request: HumanRequest) -> str:
+    """What a request without a prompt asks for: its description (never its kind's program name)."""
+    what = request.description.strip()
+    return what[:1].upper() + what[1:] if what else "Your turn"
+
+
 def ask_line(request: HumanRequest, channel: HumanChannel, console: Console, stdin: IO[str]) -> None:
     """Prompt for ``request`` until a line is accepted or input ends."""
-    title = request.prompt.replace("### ", "").strip() or f"Your {request.kind.replace('_', ' ')}"
+    title = request.prompt.replace("### ", "").strip() or _heading(request)
     console.print(Text(title, style="bold"))
     while True:
         console.print(Text(f"{hint(request.fields)} (Enter = defaults): ", style="bold"), end="")

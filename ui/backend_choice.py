@@ -20,7 +20,9 @@ the Model field names (no ``@URL``); ``scripted`` under any short name. A
 WHO must name an agent or a role of the debate (``model_for.check_who``).
 The app's operator lifts the path and address rule by starting it with
 ``DEBATE_APP_OPEN_MODELS=1`` in its environment (``open_models``). The
-model box itself keeps taking a model id or a local path, as before.
+model box itself keeps taking a model id or a local path, as before, of at
+most ``MAX_MODEL_CHARS`` characters on one line (``model_box``, checked on
+the server).
 
 What it does not do: load any model (backends load lazily), run a debate
 (``session``) or lay out the form (``setup_panel``).
@@ -49,6 +51,7 @@ PAGE_SERVER_OPTIONS = frozenset({"tokenizer", "dialect", "vocab_size", "timeout_
 # What the "Models per role" field may name.
 PAGE_KINDS = ("scripted", "transformers", "llamacpp", "openai")
 OPEN_MODELS_ENV = "DEBATE_APP_OPEN_MODELS"
+MAX_MODEL_CHARS = 300  # the model box: a hub id (at most 193), a path, or a server's address, name and options
 MAX_MODEL_LINES = 12
 MAX_MODEL_LINE = 300
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
@@ -70,6 +73,20 @@ def spec_for(choice: str, model: str = "") -> BackendSpec:
         url, name, options = server_words(model)
         return BackendSpec("openai", name, options=server_options("openai", url, options))
     return BackendSpec("transformers", model=model.strip() if choice != EMBEDDED and model.strip() else None)
+
+
+def model_box(typed: str | None) -> str:
+    """What the model box holds, checked where it enters the server (the page's own limit is only the page's):
+    ``ConfigError`` naming the box for text past ``MAX_MODEL_CHARS`` or with a control character."""
+    text = (typed or "").strip()
+    if len(text) > MAX_MODEL_CHARS:
+        raise ConfigError(
+            f"Model id: {len(text):,} characters; the box takes a model id, a local path or a server's "
+            f"address and model name of at most {MAX_MODEL_CHARS} characters"
+        )
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+        raise ConfigError("Model id: the box takes one line of text (a model id, a path or a server's address)")
+    return text
 
 
 def backend_for(

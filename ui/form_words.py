@@ -1,10 +1,11 @@
 """A validation error of the set-up form in the person's words: where, and what is wrong.
 
 What it does: ``friendly(error, names)`` turns one pydantic error of the
-config the set-up form builds into a sentence ("option B: is 120,000
-characters long; the limit is 2,000"), naming the field as the form does
-(option C, the persona of Ann) rather than by pydantic's location or
-wording.
+config the set-up form builds into a sentence ("option B is 120,000
+characters long; the limit is 2,000", "the question is empty"), naming the
+field as the form does (option C, the persona of Ann) rather than by
+pydantic's location or wording; a model's own message follows a colon
+("an agent's name: ...").
 
 What it does not do: validate (the config's models do) or build the form
 (``setup_panel``).
@@ -47,4 +48,6 @@ def friendly(error: Any, names: list[str]) -> str:
         what = str(error.get("msg", "is not valid")).removeprefix("Value error, ").removeprefix("Assertion failed, ")
         if what[:1].isupper() and not what[:2].isupper():
             what = what[0].lower() + what[1:]
-    return f"{where}: {what}" if where else what
+    if not where or what.lower().startswith(where.lower()):  # "the question text is blank": names it already
+        return what
+    return f"{where} {what}" if what.startswith(("is ", "has ")) else f"{where}: {what}"

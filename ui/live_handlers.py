@@ -22,7 +22,7 @@ from typing import Any
 import gradio as gr
 
 from debate_core.errors import HumanInputError
-from ui import render, seat_form, web_plugins
+from ui import render, seat_form, seat_words, web_plugins
 from ui.page_access import Page, Refused, guard, guard_seat
 from ui.session import MAX_URGENCY
 
@@ -125,4 +125,4 @@ def submit_words(page: Page | None, tokens: Any, *slots: Any) -> str:
         channel.submit(request.request_id, seat_form.values(request, list(slots)))
     except (HumanInputError, ValueError) as error:
         return f'<span class="bad">Not sent: {render.escape(str(error))}</span>'
-    return f'<span class="ok">Sent your {render.escape(request.kind.replace("_", " "))}.</span>'
+    return f'<span class="ok">{render.escape(seat_words.sent(request))}</span>'

@@ -56,7 +56,7 @@ import gradio as gr
 
 from debate_core.errors import BackendError, ConfigError
 from ui import charts, render, web_plugins
-from ui.backend_choice import page_models
+from ui.backend_choice import model_box, page_models
 from ui.classroom import ROOMS, HostGate
 from ui.classroom_live import open_classroom
 from ui.classroom_panel import build_classroom
@@ -243,7 +243,7 @@ def build_live(
         def make() -> LiveSession:
             fields = dict(zip(form.names(), values, strict=True))
             config = config_from_form(fields)
-            backend_choice, model, human = fields["backend"], fields["model"], fields["human"]
+            backend_choice, model, human = fields["backend"], model_box(fields["model"]), fields["human"]
             if backend_choice == SERVER and not (model or "").strip():
                 raise FormError("type the server's address and model name, e.g. http://127.0.0.1:8000/v1 llama-8b")
             if backend_choice not in (SCRIPTED, EMBEDDED, EMBEDDED_LLAMACPP) and not (model or "").strip():
@@ -280,7 +280,8 @@ def build_live(
         (start, on_start, [session, confirm, tokens, password, *form.inputs()]),
         (demo, on_demo, [session, confirm, tokens, password]),
     ):
-        button.click(handler, inputs=inputs, outputs=launched)
+        # a message box never shows Gradio's "processing | 0.1s" in place of its words (here, or below)
+        button.click(handler, inputs=inputs, outputs=launched, show_progress="hidden")
     # Every new session gets its own stream, started once the session exists.
     session.change(watch, inputs=session, outputs=view.outputs(), concurrency_limit=None, show_progress="hidden")
 
@@ -299,7 +300,12 @@ def build_live(
     wire(form.pace.change, "pace", form.pace)
     audience.change(None, inputs=audience, js="(on) => { document.body.classList.toggle('audience', on); }")
     for toggle, name in ((audience, "audience"), (discarded, "discarded")):
-        toggle.change(functools.partial(_toggle, name), inputs=[session, toggle], outputs=[view.delta, view.plans])
+        toggle.change(
+            functools.partial(_toggle, name),
+            inputs=[session, toggle],
+            outputs=[view.delta, view.plans],
+            show_progress="hidden",
+        )
     delta.change(None, inputs=delta, js=TRANSCRIPT_JS)
     for group in groups:
         for press, button in zip(group.spec.buttons, group.buttons, strict=True):
@@ -316,7 +322,11 @@ def build_live(
             _wire_text(group, enter.enter, group.text.submit, enter.enter_api, session, tokens)
     words.prompt.change(None, js=FOCUS_WORDS_JS)
     words.submit.click(
-        submit_words, inputs=[session, tokens, *words.inputs()], outputs=words.message, api_name="submit_words"
+        submit_words,
+        inputs=[session, tokens, *words.inputs()],
+        outputs=words.message,
+        api_name="submit_words",
+        show_progress="hidden",
     )
 
     def reattach(held: Any, request: gr.Request) -> tuple[Any, Any]:

@@ -25,7 +25,9 @@ are drawn by the renderer its web plugin registered for the event type
 (``web_plugins.line_renderer``), else generically (the event's type and
 fields); the answers per round by ``render_rounds``; names, roles and
 unusable replies by ``render_bits``. The result lists invalid plans only for
-a debate that makes plans, and the budget only for one that keeps it.
+a debate that makes plans, and the budget only for one that keeps it; the
+budget says what it means (``BUDGET_RULE``: the debate ends in the turn the
+count reaches it, and that sentence is said whole, so 507/500 is no error).
 
 What it does not do: build Gradio components or plots.
 """
@@ -216,6 +218,13 @@ def status_html(text: str, *, error: str | None = None, link: str | None = None,
     return f'<div class="status"{marked}>{"".join(parts)}</div>'
 
 
+BUDGET_LAST = "the sentence that reached it is said whole"
+BUDGET_RULE = (
+    "Public tokens count the words disclosed to everyone. The debate ends in the turn the count reaches the "
+    f"budget, and {BUDGET_LAST} (the paper's rule), so the count may end a little past the budget."
+)
+
+
 def budget_html(view: DebateView) -> str:
     if not view.started:
         return '<div class="budget muted">Token budget: -</div>'
@@ -226,9 +235,10 @@ def budget_html(view: DebateView) -> str:
             f"<b>{view.public_tokens}</b></div></div>"
         )
     share = min(100.0, 100.0 * view.public_tokens / max(1, view.budget))
+    left = f"<b>{view.tokens_left}</b> left" if view.tokens_left else f"budget reached ({escape(BUDGET_LAST)})"
     return (
-        f'<div class="budget"><div class="budget-label">Turn {view.turn} · public tokens '
-        f"<b>{view.public_tokens}</b> / {view.budget} · <b>{view.tokens_left}</b> left</div>"
+        f'<div class="budget" title="{escape(BUDGET_RULE)}"><div class="budget-label">Turn {view.turn} · '
+        f"public tokens <b>{view.public_tokens}</b> / {view.budget} · {left}</div>"
         f'<div class="budget-bar"><div class="budget-fill" style="width:{share:.1f}%"></div></div></div>'
     )
 
@@ -278,6 +288,8 @@ def result_html(view: DebateView) -> str:
         by = f" by {escape(ended.decided_by)}" if ended.decided_by else ""
         rule = f' <span class="muted">({escape(ended.rule)}{by})</span>'
     budget = f"/{view.budget}" if view.budget else ""
+    if view.budget and ended.public_tokens > view.budget:
+        budget += f" ({BUDGET_LAST})"
     stats = ended.stats
     plans = f"{stats.invalid_plans} invalid plans · " if view.plans or stats.invalid_plans else ""
     return (

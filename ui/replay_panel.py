@@ -190,7 +190,7 @@ def build_replay(store: Any) -> ReplayPanel:
         note = f'<span class="ok">Imported debate {render.escape(debate_id)}. Press Open to play it back.</span>'
         return [note, *listing("", "any", debate_id)]
 
-    upload.upload(import_file, inputs=[upload, text, status], outputs=[imported, table, chosen])
+    upload.upload(import_file, inputs=[upload, text, status], outputs=[imported, table, chosen], show_progress="hidden")
 
     def open_link(request: gr.Request) -> list[Any]:
         """At page load: the list, and, for ``?debate=ID``, this tab with that debate open."""

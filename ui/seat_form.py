@@ -87,8 +87,19 @@ def assign(fields: tuple[FieldSpec, ...]) -> list[tuple[FieldSpec, str, int]]:
     return placed
 
 
+OPTIONAL = " (optional)"
+
+
+def shown_label(spec: FieldSpec) -> str:
+    """A field's label as shown: an optional field says so once (a label that already does is left as it is)."""
+    text = spec.label.strip()
+    if spec.required or text.lower().endswith(OPTIONAL.strip()):
+        return text
+    return text + OPTIONAL
+
+
 def _update(spec: FieldSpec, kind: str, request: HumanRequest) -> Any:
-    label = spec.label + ("" if spec.required else " (optional)")
+    label = shown_label(spec)
     info = spec.help  # shown under the label for every kind ("" clears what a slot's last field had)
     if kind == "choice":
         choices = seat_words.choices(request, spec)

@@ -13,6 +13,10 @@ followed by what the request's view says of that value when it has a
 Argon", not ``pro``. A wording applies only when the request's choices are
 all among its labels (another protocol's kind of the same name keeps its
 own); every other request kind keeps its own prompt and values.
+``sent(request)`` is the note after a submission, in the request's own
+description ("Sent: the observer's analysis of the debaters' replies."),
+never its kind's program name; ``heading(request)`` the heading of a request
+that has no prompt of its own.
 
 What it does not do: change what is submitted (the values stay the
 request's own), validate, lay out widgets (``seat_form``), or word any
@@ -40,10 +44,10 @@ def prompt(request: HumanRequest) -> str:
     wording = _wording(request)
     own = request.prompt.replace("<", "&lt;")  # "MEET <person> AT ...": shown as written, never taken for a tag
     if wording is None:
-        return own or f"### Your {request.kind.replace('_', ' ')}"
+        return own or f"### {heading(request)}"
     round_ = getattr(request.view, "round", None)
-    heading = wording.heading + (f", round {round_}" if isinstance(round_, int) and wording.rounded else "")
-    return f"### {heading}\n{wording.sentence}" + (f"\n\n{own}" if own else "")
+    title = wording.heading + (f", round {round_}" if isinstance(round_, int) and wording.rounded else "")
+    return f"### {title}\n{wording.sentence}" + (f"\n\n{own}" if own else "")
 
 
 def choices(request: HumanRequest, spec: FieldSpec) -> list[tuple[str, str]]:
@@ -55,3 +59,19 @@ def choices(request: HumanRequest, spec: FieldSpec) -> list[tuple[str, str]]:
         said = getattr(request.view, f"{value}_position", None) if wording else None
         pairs.append((f"{label}: {said}" if isinstance(said, str) and said else label, value))
     return pairs
+
+
+def heading(request: HumanRequest) -> str:
+    """What a request without a prompt of its own asks for, as a heading: its description, else "Your turn"."""
+    what = request.description.strip()
+    return what[:1].upper() + what[1:] if what else "Your turn"
+
+
+def sent(request: HumanRequest) -> str:
+    """The note after the person's submission went through, saying what was sent in the request's own words."""
+    what = request.description.strip().removesuffix(".")
+    if not what:
+        return "Sent."
+    if what.endswith("?"):  # a yes/no decision: "cut the speaker off now?"
+        return f"Sent your answer to \u201c{what}\u201d"
+    return f"Sent: {what}."

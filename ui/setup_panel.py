@@ -36,6 +36,7 @@ from pydantic import ValidationError
 from debate_core.config import (
     DEFAULT_AGENT_NAMES,
     DEFAULT_PROTOCOL,
+    MAX_NAME_LENGTH,
     MAX_OPTION_LENGTH,
     MAX_OPTIONS,
     MAX_PERSONA_LENGTH,
@@ -49,6 +50,7 @@ from debate_core.errors import ConfigError
 from debate_core.protocols.base import Protocol, RoleSpec
 from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve, with_settings
 from ui import web_plugins
+from ui.backend_choice import MAX_MODEL_CHARS
 from ui.form_words import friendly
 from ui.model_presets import PARAMS_LABEL, default_params, model_chosen, protocol_params
 from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER
@@ -62,6 +64,10 @@ def _demo() -> DebateConfig:
 
 SAMPLES = Path(__file__).resolve().parent.parent / "assets" / "sample_questions.json"
 NO_HUMAN = "nobody (all agents are models)"
+BUDGET_INFO = (
+    "The debate ends in the turn its disclosed words reach the budget; that sentence is said whole, "
+    "so the count may end a little past it (the paper's rule)."
+)
 MAX_AGENTS = 6
 OTHER_MODEL = "a model id or path"
 # What each model choice costs, said next to it (bench/embedded_pace.py measures the embedded model).
@@ -179,7 +185,9 @@ def build_setup() -> SetupForm:
             label="Variant",
             elem_id="variant-choice",
         )
-        budget = gr.Slider(20, 2000, value=300, step=10, label="Public token budget", elem_id="budget-setting")
+        budget = gr.Slider(
+            20, 2000, value=300, step=10, label="Public token budget", info=BUDGET_INFO, elem_id="budget-setting"
+        )
         backend = gr.Dropdown(
             MODEL_CHOICES,
             value=SCRIPTED,
@@ -190,7 +198,7 @@ def build_setup() -> SetupForm:
         model = gr.Textbox(
             label="Model id or local path, or a server's address and model name (for the last two choices)",
             placeholder="meta-llama/Llama-3.1-8B-Instruct  ·  http://127.0.0.1:8000/v1 llama-8b [dialect=vllm]",
-            max_length=500,
+            max_length=MAX_MODEL_CHARS,
             elem_id="model-id",
         )
     with gr.Accordion("More settings", open=False):
@@ -372,20 +380,44 @@ def _human_choices(
     return gr.update(choices=choices, value=current if current in names else NO_HUMAN)
 
 
+AGENT_NAMES_RULE = (
+    f"1 to {MAX_AGENTS} names separated by commas, each up to {MAX_NAME_LENGTH} letters, digits, spaces "
+    "and _-.' (such as: Alex, Chris, Jenny)"
+)
+
+
+def agent_names(text: str) -> list[str]:
+    """The Agents field's names, or ``FormError`` naming the field and what it takes."""
+    names = _names(text)
+    if not 1 <= len(names) <= MAX_AGENTS:
+        raise FormError(f"Agents: {len(names)} names given; the field takes {AGENT_NAMES_RULE}")
+    for name in names:
+        try:
+            AgentSpec(name=name)
+        except ValidationError:
+            shown = name if len(name) <= MAX_NAME_LENGTH else name[:MAX_NAME_LENGTH] + "…"
+            raise FormError(f"Agents: {shown!r} is not a name; the field takes {AGENT_NAMES_RULE}") from None
+    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if twice is not None:
+        raise FormError(f"Agents: {twice!r} is named twice; each agent needs a name of its own")
+    return names
+
+
 def config_from_form(fields: dict[str, Any]) -> DebateConfig:
     """A validated config from the form's values, keyed by ``SetupForm`` field names."""
     agents, personas, human = fields["agents"], fields["personas"], fields["human"]
     options = fields["options"]
-    names = _names(agents)
-    if not 1 <= len(names) <= MAX_AGENTS:
-        raise FormError(f"name between 1 and {MAX_AGENTS} agents (got {len(names)})")
+    names = agent_names(agents)  # the Agents field first: a persona line can only name a valid agent
     persona_of: dict[str, str] = {}
     for line in (personas or "").splitlines():
         if not line.strip():
             continue
         name, sep, text = line.partition(":")
         if not sep or name.strip() not in names:
-            raise FormError(f"persona line {line.strip()[:40]!r} must start with one of the agents' names and a colon")
+            raise FormError(
+                f"Personas: the line {line.strip()[:40]!r} does not start with an agent's name and a colon "
+                f"(the Agents field names {', '.join(names)})"
+            )
         persona_of[name.strip()] = text.strip()
     seat = {name: SeatKind.HUMAN if name == human else SeatKind.MODEL for name in names}
     role_of = _roles(fields.get("roles") or "", names)

@@ -66,7 +66,13 @@ def _as_is(values: Mapping[str, Any]) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class HumanRequest:
-    """What the debate asks the person for; ``view`` is what they may see."""
+    """What the debate asks the person for; ``view`` is what they may see.
+
+    ``description`` says what is asked in words a person reads (the form's own
+    description: "the observer's analysis of the debaters' replies"), for the
+    front ends' headings and their "sent" notes; ``kind`` is the form's name for
+    programs.
+    """
 
     request_id: int
     kind: str
@@ -75,6 +81,7 @@ class HumanRequest:
     prompt: str = ""
     deadline: float | None = None
     build: Callable[[Mapping[str, Any]], Any] = field(default=_as_is, compare=False, repr=False)
+    description: str = ""
 
 
 class HumanChannel:
@@ -100,10 +107,13 @@ class HumanChannel:
         prompt: str = "",
         build: Callable[[Mapping[str, Any]], Any] = _as_is,
         timeout_s: float | None = None,
+        description: str = "",
     ) -> HumanRequest:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         with self._cond:
-            request = HumanRequest(next(self._ids), str(kind), view, fields, prompt, deadline, build)
+            request = HumanRequest(
+                next(self._ids), str(kind), view, fields, prompt, deadline, build, description=str(description)
+            )
             self._open, self._reply, self._replied = request, None, False
             self._cond.notify_all()
             return request

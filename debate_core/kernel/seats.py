@@ -165,6 +165,7 @@ class HumanSeat(Seat):
             prompt=form.describe(view),
             build=lambda values: form.from_human(values, view),
             timeout_s=self.timeout_s,
+            description=form.description,
         )
         return []
 

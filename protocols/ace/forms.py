@@ -100,7 +100,7 @@ def _stance_fields(view: AceView, *, comments: bool) -> tuple[FieldSpec, ...]:
         noun="explanation",
     )
     comment = FieldSpec(
-        "comments", "text", "Your comment to the other debater (optional)", required=False, max_chars=view.item_chars
+        "comments", "text", "Your comment to the other debater", required=False, max_chars=view.item_chars
     )
     return (_answer_field(view), explanation, *((comment,) if comments else ()))
 

@@ -149,8 +149,8 @@ def kimura_forms(prompts: PromptBuilder, utterance_max_new_tokens: int | None = 
                 "urgency", "integer", "Urgency", minimum=MIN_URGENCY, maximum=MAX_URGENCY, required=False, default=0
             ),
             _answer_field(view, required=False),
-            FieldSpec("purpose", "text", "Purpose (optional)", max_chars=MAX_PURPOSE_CHARS, required=False),
-            FieldSpec("thought", "text", "Private thought (optional)", max_chars=MAX_THOUGHT_CHARS, required=False),
+            FieldSpec("purpose", "text", "Purpose", max_chars=MAX_PURPOSE_CHARS, required=False),
+            FieldSpec("thought", "text", "Private thought", max_chars=MAX_THOUGHT_CHARS, required=False),
         )
 
     def plan_from_human(values: Mapping[str, Any], view: AgentView) -> ActionPlan:
@@ -194,7 +194,7 @@ def kimura_forms(prompts: PromptBuilder, utterance_max_new_tokens: int | None = 
 
     plan: Form[AgentView, ActionPlan] = Form(
         kind="plan",
-        description="an action plan: thought, urgency 0-9, action, purpose, answer (Table II, in Algorithm 1's order)",
+        description="an action plan: thought, urgency 0-9, action, purpose and answer (Algorithm 1's order)",
         render=prompts.plan_messages,
         parse=lambda raw, view: parse_plan_text(raw, view.allowed, view.question.labels),
         fallback=lambda view: fallback_plan(view.current_answer),
@@ -221,7 +221,7 @@ def kimura_forms(prompts: PromptBuilder, utterance_max_new_tokens: int | None = 
 
     utterance: Form[UtteranceView, str] = Form(
         kind="utterance",
-        description="what the speaker says now",
+        description="the speaker's next words",
         render=prompts.utterance_messages,
         parse=utterance_parse,
         fallback=lambda view: "",

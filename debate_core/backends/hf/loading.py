@@ -17,18 +17,22 @@ supported (else float16), float16 on MPS, float32 on the CPU; override with
 
 What it does not do: download at test time (with ``HF_HUB_OFFLINE=1`` a hub id
 must already be in the local cache; otherwise loading fails with a
-``BackendUnavailable`` saying so), or decode anything. torch and transformers
-are imported inside the functions that need them.
+``BackendUnavailable`` saying so in one sentence, ``load_failure``: the hub's
+and the loader's own multi-line messages stay in its cause), or decode
+anything. torch and transformers are imported inside the functions that need
+them.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import re
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from debate_core.backends.hf.embedded import EMBEDDED_MODEL_ID, embedded_model_dir
@@ -190,6 +194,41 @@ def pick_dtype(requested: str | None, device: str) -> Any:
     return torch.float32
 
 
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
+_SHOWN_SOURCE = 120
+
+
+def _offline() -> bool:
+    return any(
+        os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+        for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
+
+
+def load_failure(source: str, error: BaseException) -> str:
+    """One sentence for a model that could not be loaded: which, and why, in words (the hub's and the loader's
+    own messages run to several lines of advice and links; they stay in the error's cause and the log)."""
+    said = " ".join(str(error).split()).lower()
+    shown = source if len(source) <= _SHOWN_SOURCE else source[:_SHOWN_SOURCE] + "…"
+    if Path(source).expanduser().exists():
+        why = "that path holds no model transformers can load (a folder with config.json, weights and a tokenizer)"
+    elif "repo id must" in said or "repo_id" in said or ".." in source or not _HUB_ID.match(source):
+        why = "it is neither a folder on this machine nor a Hugging Face model id such as org/name"
+    elif _offline() or "couldn't connect" in said or "offline" in said or "connection" in said:
+        why = (
+            "it is not in this machine's Hugging Face cache and the hub cannot be reached "
+            "(with HF_HUB_OFFLINE=1 a model must be downloaded before it is used)"
+        )
+    elif "gated" in said or "401" in said or "403" in said or "restricted" in said:
+        why = "the Hugging Face hub refuses access to it (a gated or private model needs a token that may read it)"
+    elif "404" in said or "not found" in said or "not a valid model identifier" in said or "does not appear" in said:
+        why = "the Hugging Face hub has no model of that id"
+    else:
+        first = re.split(r"(?<=[.!?])\s", " ".join(str(error).split()), maxsplit=1)[0].rstrip(".")
+        why = (first[:160] + "…") if len(first) > 160 else first or type(error).__name__
+    return f"could not load model {shown!r}: {why}."
+
+
 def _load(spec: ModelSpec) -> LoadedModel:
     if spec.quantization not in QUANTIZATIONS:
         raise ConfigError(f"quantization must be one of 8bit, 4bit or none, got {spec.quantization!r}")
@@ -218,11 +257,8 @@ def _load(spec: ModelSpec) -> LoadedModel:
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
         model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
-    except OSError as error:
-        raise BackendUnavailable(
-            f"could not load model {source!r}: {error}. With HF_HUB_OFFLINE=1 a hub id must already be "
-            "in the local Hugging Face cache; otherwise pass a local folder."
-        ) from error
+    except (OSError, ValueError) as error:  # the hub's and the loader's errors: said in one sentence
+        raise BackendUnavailable(load_failure(source, error)) from error
     if not spec.quantization:
         model.to(torch.device(device))  # type: ignore[arg-type]  # transformers types .to oddly
     model.eval()
