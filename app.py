@@ -28,6 +28,7 @@ from ui.live_panel import build_live, page_js
 from ui.replay_panel import build_replay
 from ui.session import DEFAULT_GRACE_S
 from ui.setup_panel import build_setup
+from ui.studies import StudyLibrary
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 TITLE = "Interruptible multi-agent debate"
@@ -38,6 +39,7 @@ def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S, host_password: 
     (and how long a seated person who left keeps their seat); ``host_password``: only who types it may start a
     debate (None: anyone may; joining never needs it)."""
     gate = HostGate(host_password)
+    library = StudyLibrary(store)  # the app's store and the studies committed under docs/studies (read-only)
     with gr.Blocks(title=TITLE) as app:
         gr.Markdown(
             f"# {TITLE}\nAgents plan every turn; the most urgent speaks; sentences are disclosed one "
@@ -50,10 +52,14 @@ def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S, host_password: 
                     form = build_setup()
                 live = build_live(form, setup_box, store, grace_s=grace_s, gate=gate)
             with gr.Tab("Replay", id="replay", elem_id="tab-replay"):
-                replay = build_replay(store)
+                replay = build_replay(store, library)
             with gr.Tab("Analysis", id="analysis", elem_id="tab-analysis") as analysis:
-                studies = build_analysis(store)
-        analysis.select(studies.refresh, inputs=studies.choice, outputs=studies.choice)
+                studies = build_analysis(store, library)
+        analysis.select(studies.refresh, inputs=[studies.choice, studies.source], outputs=studies.choice)
+        # the Analysis tab's source (the app's store or a committed study) opened in the Replay tab
+        studies.replay.click(
+            lambda where: (gr.Tabs(selected="replay"), where), inputs=studies.source, outputs=[tabs, replay.source]
+        )
         app.load(studies.load, outputs=studies.load_outputs)
         app.load(live.reattach, inputs=live.reattach_inputs, outputs=live.reattach_outputs)
         app.load(replay.open_link, outputs=[tabs, *replay.link_outputs])

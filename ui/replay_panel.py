@@ -12,8 +12,12 @@ turn (the store's classroom record, ``classroom_panel.record_html``). JSON and C
 offered as downloads; a transcript file can be imported from the page, with
 the same all-or-nothing checks as ``python -m storage import``. A page opened
 with ``?debate=ID`` (the link the live view offers) opens that debate here.
+The **Source** list reads the app's own store or a study committed under
+``docs/studies`` (``ui.studies``, read-only: an import always goes to the
+app's store); the Analysis tab's **Replay its debates** sets it.
 
-What it does not do: change stored debates (importing adds one).
+What it does not do: change stored debates (importing adds one, to the app's
+store).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from storage.transcript import TranscriptError
 from storage.transfer import safe_file_name
 from ui import charts, render, web_plugins
 from ui.classroom_panel import record_html
+from ui.studies import APP, StudyLibrary
 from ui.view_model import DebateView
 
 STATUSES = ["any", *(status.value for status in DebateStatus)]
@@ -41,10 +46,12 @@ LIST_LIMIT = 200
 
 @dataclass
 class ReplayPanel:
-    """What ``app`` wires at page load: the list, and the debate a ``?debate=`` link names."""
+    """What ``app`` wires at page load: the list, and the debate a ``?debate=`` link names; ``source``: the store
+    listed (set by the Analysis tab's Replay its debates)."""
 
     open_link: Callable[..., list[Any]]
     link_outputs: list[Any]
+    source: Any = None
 
 
 def _turn_slider(last_turn: int) -> Any:
@@ -53,8 +60,16 @@ def _turn_slider(last_turn: int) -> Any:
     return gr.update(minimum=0, maximum=max(1, last_turn), value=last_turn)
 
 
-def build_replay(store: Any) -> ReplayPanel:
+def build_replay(store: Any, library: StudyLibrary | None = None) -> ReplayPanel:
+    library = library if library is not None else StudyLibrary(store)
     loaded = gr.State([])
+    source = gr.Dropdown(
+        library.choices(debates_only=True),
+        value=APP,
+        label="Source",
+        info="The app's own debates, or a study committed under docs/studies (read-only)",
+        elem_id="replay-source",
+    )
     with gr.Row():
         text = gr.Textbox(label="Question contains", scale=3, elem_id="replay-filter", max_length=500)
         status = gr.Dropdown(STATUSES, value="any", label="Status", scale=1, elem_id="replay-status")
@@ -98,8 +113,15 @@ def build_replay(store: Any) -> ReplayPanel:
         export_csv = gr.Button("Export CSV", elem_id="replay-export-csv")
         files = gr.File(label="Downloads", file_count="multiple", interactive=False, elem_id="replay-files")
 
-    def listing(words: str | None, state: str, selected: str | None = None) -> tuple[list[list[Any]], Any]:
-        rows = store.list_debates(text=words or None, status=None if state == "any" else state, limit=LIST_LIMIT)
+    def listing(
+        words: str | None, state: str, selected: str | None = None, where: str | None = APP
+    ) -> tuple[list[list[Any]], Any]:
+        try:
+            reading = library.store(where)
+        except (KeyError, OSError) as error:
+            gr.Warning(str(error.args[0] if error.args else error))
+            return [], gr.update(choices=[], value=None)
+        rows = reading.list_debates(text=words or None, status=None if state == "any" else state, limit=LIST_LIMIT)
         data = [
             [
                 r.id[:12],
@@ -117,11 +139,12 @@ def build_replay(store: Any) -> ReplayPanel:
         value = selected if selected in ids else (ids[0] if ids else None)
         return data, gr.update(choices=choices, value=value)
 
-    def open_debate(debate_id: str | None) -> tuple[list[Event], Any]:
+    def open_debate(debate_id: str | None, where: str | None = APP) -> tuple[list[Event], Any]:
         if not debate_id:
             return [], gr.skip()
         try:
-            events = store.events(store.find(debate_id))
+            reading = library.store(where)
+            events = reading.events(reading.find(debate_id))
         except KeyError as error:
             gr.Warning(str(error.args[0]) if error.args else f"no debate {debate_id!r}")
             return [], gr.skip()
@@ -147,10 +170,14 @@ def build_replay(store: Any) -> ReplayPanel:
 
     outputs = [question, budget, transcript, result, rounds, classroom, *panels, plans, urgency, trajectory]
     drawing = [loaded, position, show_discarded, show_private]
-    refresh.click(listing, inputs=[text, status, chosen], outputs=[table, chosen])
-    text.submit(listing, inputs=[text, status, chosen], outputs=[table, chosen])
-    status.change(listing, inputs=[text, status, chosen], outputs=[table, chosen])
-    load.click(open_debate, inputs=chosen, outputs=[loaded, position]).then(draw, inputs=drawing, outputs=outputs)
+    listed = [text, status, chosen, source]
+    refresh.click(listing, inputs=listed, outputs=[table, chosen])
+    text.submit(listing, inputs=listed, outputs=[table, chosen])
+    status.change(listing, inputs=listed, outputs=[table, chosen])
+    source.change(listing, inputs=listed, outputs=[table, chosen])  # chosen here, or by the Analysis tab
+    load.click(open_debate, inputs=[chosen, source], outputs=[loaded, position]).then(
+        draw, inputs=drawing, outputs=outputs
+    )
     position.release(draw, inputs=drawing, outputs=outputs)
     show_discarded.change(draw, inputs=drawing, outputs=outputs)
     show_private.change(draw, inputs=drawing, outputs=outputs)
@@ -168,29 +195,40 @@ def build_replay(store: Any) -> ReplayPanel:
     timer.tick(advance, inputs=[loaded, position, playing], outputs=position, show_progress="hidden")
     position.change(draw, inputs=drawing, outputs=outputs, show_progress="hidden")
 
-    def exports(debate_id: str | None, kind: str) -> list[str]:
+    def exports(debate_id: str | None, kind: str, where: str | None = APP) -> list[str]:
         if not debate_id:
+            return []
+        try:
+            reading = library.store(where)
+        except KeyError as error:
+            gr.Warning(str(error.args[0]))
             return []
         folder = Path(tempfile.mkdtemp(prefix="debate-export-"))
         if kind == "json":
-            return [str(store.export_json(debate_id, folder / safe_file_name(f"debate-{debate_id}", ".json")))]
-        return [str(p) for p in store.export_csv([debate_id], folder)]
+            return [str(reading.export_json(debate_id, folder / safe_file_name(f"debate-{debate_id}", ".json")))]
+        return [str(p) for p in reading.export_csv([debate_id], folder)]
 
-    export_json.click(lambda d: exports(d, "json"), inputs=chosen, outputs=files)
-    export_csv.click(lambda d: exports(d, "csv"), inputs=chosen, outputs=files)
+    export_json.click(lambda d, w: exports(d, "json", w), inputs=[chosen, source], outputs=files)
+    export_csv.click(lambda d, w: exports(d, "csv", w), inputs=[chosen, source], outputs=files)
 
     def import_file(path: str | None, words: str, state: str) -> list[Any]:
+        """A transcript into the app's store (never a committed study): the list then shows the app's store."""
         if not path:
-            return [gr.skip()] * 3
+            return [gr.skip()] * 4
         try:
             debate_id = store.import_json(path)
         except TranscriptError as error:
             note = f'<span class="bad">Not imported (nothing was written): {render.escape(str(error))}</span>'
-            return [note, gr.skip(), gr.skip()]
+            return [note, gr.skip(), gr.skip(), gr.skip()]
         note = f'<span class="ok">Imported debate {render.escape(debate_id)}. Press Open to play it back.</span>'
-        return [note, *listing("", "any", debate_id)]
+        return [note, *listing("", "any", debate_id), APP]
 
-    upload.upload(import_file, inputs=[upload, text, status], outputs=[imported, table, chosen], show_progress="hidden")
+    upload.upload(
+        import_file,
+        inputs=[upload, text, status],
+        outputs=[imported, table, chosen, source],
+        show_progress="hidden",
+    )
 
     def open_link(request: gr.Request) -> list[Any]:
         """At page load: the list, and, for ``?debate=ID``, this tab with that debate open."""
@@ -208,4 +246,4 @@ def build_replay(store: Any) -> ReplayPanel:
         last = events[-1].turn if events else 0
         return [gr.Tabs(selected="replay"), data, choice, events, slider, *draw(events, last, True, False)]
 
-    return ReplayPanel(open_link, [table, chosen, loaded, position, *outputs])
+    return ReplayPanel(open_link, [table, chosen, loaded, position, *outputs], source)

