@@ -7,13 +7,22 @@ field as the form does (option C, the persona of Ann) rather than by
 pydantic's location or wording; a model's own message follows a colon
 ("an agent's name: ...").
 
-What it does not do: validate (the config's models do) or build the form
+``agent_names(text, limit)`` reads the Agents field (names separated by
+commas), and says what is wrong with it naming that field and what it takes,
+before anything else is read: a persona line is never blamed for a bad
+Agents value.
+
+What it does not do: validate the config (its models do) or build the form
 (``setup_panel``).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from pydantic import ValidationError
+
+from debate_core.config import MAX_NAME_LENGTH, AgentSpec
 
 _FIELDS = {"text": "the question", "answer": "the correct answer", "persona": "a persona", "name": "an agent's name"}
 
@@ -51,3 +60,28 @@ def friendly(error: Any, names: list[str]) -> str:
     if not where or what.lower().startswith(where.lower()):  # "the question text is blank": names it already
         return what
     return f"{where} {what}" if what.startswith(("is ", "has ")) else f"{where}: {what}"
+
+
+class FormError(ValueError):
+    """The form describes a debate that cannot run; the message is for the person."""
+
+
+def agent_names(text: str | None, limit: int) -> list[str]:
+    """The Agents field's names (separated by commas), or ``FormError`` naming the field and what it takes."""
+    rule = (
+        f"1 to {limit} names separated by commas, each up to {MAX_NAME_LENGTH} letters, digits, spaces "
+        "and _-.' (such as: Alex, Chris, Jenny)"
+    )
+    names = [name.strip() for name in (text or "").split(",") if name.strip()]
+    if not 1 <= len(names) <= limit:
+        raise FormError(f"Agents: {len(names)} names given; the field takes {rule}")
+    for name in names:
+        try:
+            AgentSpec(name=name)
+        except ValidationError:
+            shown = name if len(name) <= MAX_NAME_LENGTH else name[:MAX_NAME_LENGTH] + "…"
+            raise FormError(f"Agents: {shown!r} is not a name; the field takes {rule}") from None
+    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if twice is not None:
+        raise FormError(f"Agents: {twice!r} is named twice; each agent needs a name of its own")
+    return names

@@ -36,7 +36,6 @@ from pydantic import ValidationError
 from debate_core.config import (
     DEFAULT_AGENT_NAMES,
     DEFAULT_PROTOCOL,
-    MAX_NAME_LENGTH,
     MAX_OPTION_LENGTH,
     MAX_OPTIONS,
     MAX_PERSONA_LENGTH,
@@ -51,7 +50,7 @@ from debate_core.protocols.base import Protocol, RoleSpec
 from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve, with_settings
 from ui import web_plugins
 from ui.backend_choice import MAX_MODEL_CHARS
-from ui.form_words import friendly
+from ui.form_words import FormError, agent_names, friendly
 from ui.model_presets import PARAMS_LABEL, default_params, model_chosen, protocol_params
 from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER
 from ui.setup_fields import models_box, question_context, wire_question
@@ -81,10 +80,6 @@ MODEL_CHOICES = [
 # The browser stops a paste far above any field's limit; the limits themselves are checked when the
 # debate starts, with a message that gives the length and the limit (never a silent cut).
 BROWSER_MAX_CHARS = 1_000_000
-
-
-class FormError(ValueError):
-    """The form describes a debate that cannot run; the message is for the person."""
 
 
 @dataclass
@@ -380,34 +375,11 @@ def _human_choices(
     return gr.update(choices=choices, value=current if current in names else NO_HUMAN)
 
 
-AGENT_NAMES_RULE = (
-    f"1 to {MAX_AGENTS} names separated by commas, each up to {MAX_NAME_LENGTH} letters, digits, spaces "
-    "and _-.' (such as: Alex, Chris, Jenny)"
-)
-
-
-def agent_names(text: str) -> list[str]:
-    """The Agents field's names, or ``FormError`` naming the field and what it takes."""
-    names = _names(text)
-    if not 1 <= len(names) <= MAX_AGENTS:
-        raise FormError(f"Agents: {len(names)} names given; the field takes {AGENT_NAMES_RULE}")
-    for name in names:
-        try:
-            AgentSpec(name=name)
-        except ValidationError:
-            shown = name if len(name) <= MAX_NAME_LENGTH else name[:MAX_NAME_LENGTH] + "…"
-            raise FormError(f"Agents: {shown!r} is not a name; the field takes {AGENT_NAMES_RULE}") from None
-    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
-    if twice is not None:
-        raise FormError(f"Agents: {twice!r} is named twice; each agent needs a name of its own")
-    return names
-
-
 def config_from_form(fields: dict[str, Any]) -> DebateConfig:
     """A validated config from the form's values, keyed by ``SetupForm`` field names."""
     agents, personas, human = fields["agents"], fields["personas"], fields["human"]
     options = fields["options"]
-    names = agent_names(agents)  # the Agents field first: a persona line can only name a valid agent
+    names = agent_names(agents, MAX_AGENTS)  # the Agents field first: a persona line can only name a valid agent
     persona_of: dict[str, str] = {}
     for line in (personas or "").splitlines():
         if not line.strip():

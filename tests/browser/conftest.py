@@ -93,6 +93,7 @@ def running_app(db: Path, log_path: Path) -> Iterator[str]:
         "GRADIO_ANALYTICS_ENABLED": "False",
         "HF_HUB_OFFLINE": "1",
         "DEBATE_ORPHAN_GRACE_S": str(ORPHAN_GRACE_S),
+        "DEBATE_STUDY_CACHE": str(db.parent / "study-cache"),  # committed studies, decompressed for this app
     }
     # The app's output goes to a file (a pipe nobody reads would fill up and block the app).
     log_path.parent.mkdir(parents=True, exist_ok=True)
