@@ -20,7 +20,7 @@ from console.cli import main
 from debate_core import AgentSpec, Debate, DebateConfig, Question
 from debate_core.backends.base import GenerationRequest, Message, SamplingParams
 from debate_core.backends.openai import LlamaCppBackend, OpenAIBackend
-from debate_core.errors import BackendError
+from debate_core.errors import BackendError, ConfigError
 from debate_core.events import DebateEnded, InitialAnswersGiven, PlansMade, UnitDisclosed
 
 LABELS = ("A", "B", "C", "D")
@@ -211,9 +211,17 @@ def test_the_web_apps_llamacpp_choice_runs_a_debate_and_stops_its_server():
     config = small_config({"utterance_max_new_tokens": 20}, token_budget=30, condition="fixed")
     backend = backend_for(EMBEDDED_LLAMACPP, config)
     assert isinstance(backend, LlamaCppBackend) and backend.owns_server
-    session = LiveSession(config, backend, pace_s=0).start()
+    assert not backend.started  # the session starts it, saying so (#30's defect 11), not the page's Start handler
+    declared = backend.capabilities  # what the debate checks its protocol against, before the server runs
+    session = LiveSession(config, backend, pace_s=0)
+    statuses: list[str] = []
+    bump = session._bump
+    session._bump = lambda: (statuses.append(session.status), bump())  # type: ignore[method-assign]
+    session.start()
     session._thread.join(timeout=600)  # bounded by the debate's 30 tokens; the bound only guards a hang
     assert session.status.startswith("ended"), (session.status, session.error)
+    assert statuses[0] == "starting llama.cpp's server and loading SmolLM2-135M-Instruct (embedded GGUF) into it"
+    assert "running" in statuses and backend.started and backend.capabilities == declared
     assert session.view.ended is not None and session.view.ended.error is None
     assert backend.server.process.poll() is not None  # the server went with the debate
 
@@ -239,3 +247,13 @@ def test_a_study_cell_runs_on_a_server_and_its_report_names_the_backend(llamacpp
         store.close()
     assert experiments_main(["report", "served", "--db", str(db), "--out", str(tmp_path / "r"), "--no-png"]) == 0
     assert "(llamacpp)" in (tmp_path / "r" / "report.md").read_text()  # the model as the debates recorded it
+
+
+def test_a_backend_that_starts_later_starts_nothing_until_loaded_and_closes_clean_before():
+    backend = LlamaCppBackend(None, start="later")
+    assert not backend.started and backend.model_id == "SmolLM2-135M-Instruct (embedded GGUF) on llama.cpp"
+    backend.close()  # nothing to stop
+    with pytest.raises(BackendError, match="closed before it started"):
+        backend.generate([])
+    with pytest.raises(ConfigError, match="start is one of now, later"):
+        LlamaCppBackend(None, start="soon")

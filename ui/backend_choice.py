@@ -68,7 +68,8 @@ def spec_for(choice: str, model: str = "") -> BackendSpec:
     if choice == SCRIPTED:
         return BackendSpec("scripted")
     if choice == EMBEDDED_LLAMACPP:
-        return BackendSpec("llamacpp", options={"threads": 1})  # its own server, stopped with the debate
+        # its own server, started by the session with the status saying so (``loaded``), stopped with the debate
+        return BackendSpec("llamacpp", options={"threads": 1, "start": "later"})
     if choice == SERVER:  # "URL [model name] [KEY=VALUE ...]"; the key, if any, from the app's OPENAI_API_KEY
         url, name, options = server_words(model)
         return BackendSpec("openai", name, options=server_options("openai", url, options))

@@ -3,8 +3,9 @@
 What it does: lists stored debates as soon as the page opens (filter by
 question text and status; a debate still being recorded elsewhere shows as
 running), loads one, and shows it at any point of its history with a slider
-over turns and a play / pause timer, through the same renderers as the live
-view (question, discarded units, plans, answers per round, SID's confidence
+over turns and a play / pause timer (Play lets go of itself at the last
+turn; pressed there, it plays again from turn 0), through the same renderers
+as the live view (question, discarded units, plans, answers per round, SID's confidence
 gauges and what each agent read included; the plan panels are hidden for a
 debate that made no plans, as in the live view), and, for a debate a class
 joined, who held which seat and the audience's polls as they stood at that
@@ -58,6 +59,22 @@ def _turn_slider(last_turn: int) -> Any:
     # One update sets range and value together, with the value inside the range: a long debate
     # followed by a short one never leaves the old value above the new maximum.
     return gr.update(minimum=0, maximum=max(1, last_turn), value=last_turn)
+
+
+def play_from(play: bool, events: list[Event], turn: float | None) -> tuple[Any, Any]:
+    """Play pressed (or released): the timer on (off), and, pressed at the last turn, the slider back to turn 0."""
+    last = events[-1].turn if events else 0
+    restart = bool(play) and bool(events) and int(turn or 0) >= last
+    return gr.Timer(active=bool(play)), (0 if restart else gr.skip())
+
+
+def advance(events: list[Event], turn: float | None, play: bool) -> tuple[Any, Any]:
+    """A tick while playing: the next turn, and Play released once the last turn is shown."""
+    if not play or not events:
+        return gr.skip(), gr.skip()
+    last = events[-1].turn
+    shown = min(last, int(turn or 0) + 1)
+    return shown, (False if shown >= last else gr.skip())
 
 
 def build_replay(store: Any, library: StudyLibrary | None = None) -> ReplayPanel:
@@ -182,17 +199,11 @@ def build_replay(store: Any, library: StudyLibrary | None = None) -> ReplayPanel
     show_discarded.change(draw, inputs=drawing, outputs=outputs)
     show_private.change(draw, inputs=drawing, outputs=outputs)
 
-    def advance(events: list[Event], turn: float, play: bool) -> Any:
-        if not play or not events:
-            return gr.skip()
-        last = events[-1].turn
-        return min(last, int(turn) + 1) if int(turn) < last else gr.skip()
-
     # The timer ticks only while Play is on: a tick reads the slider, and one that read a long debate's
     # turn just after a short debate set the maximum lower was refused ("Value 34 is greater than maximum").
     timer = gr.Timer(0.8, active=False)
-    playing.change(lambda play: gr.Timer(active=bool(play)), inputs=playing, outputs=timer)
-    timer.tick(advance, inputs=[loaded, position, playing], outputs=position, show_progress="hidden")
+    playing.change(play_from, inputs=[playing, loaded, position], outputs=[timer, position], show_progress="hidden")
+    timer.tick(advance, inputs=[loaded, position, playing], outputs=[position, playing], show_progress="hidden")
     position.change(draw, inputs=drawing, outputs=outputs, show_progress="hidden")
 
     def exports(debate_id: str | None, kind: str, where: str | None = APP) -> list[str]:

@@ -7,10 +7,14 @@ as ``Protocol.controls_for`` names it) follows the events it cares about
 first (its ``follow``: a moderator's Interrupt that cut a speaker off, a
 critic's point that was raised); the states every protocol shares follow
 here: queued (the person's plan asks for the floor), won the floor (spent:
-one press, one turn at the floor), lost to a more urgent agent, speaking,
-cut off by someone, listening again. ``seat_state_html`` draws the state as a
-badge with a sentence for the person: their set's ``note`` for the states
-its buttons set, else the shared sentence (``none``: words only).
+one press, one turn at the floor), floor passed (they held it and said
+nothing before their time ran out: the turn is over), lost to a more urgent
+agent, speaking, cut off by someone, listening again. A turn at the floor
+ends with the person's utterance: once anyone else is chosen to speak, a
+"won the floor" or "floor passed" left from an earlier turn reads listening.
+``seat_state_html`` draws the state as a badge with a sentence for the
+person: their set's ``note`` for the states its buttons set, else the shared
+sentence (``none``: words only).
 
 What it does not do: hold the state or talk to the channel (``session``
 does), lay out the buttons (``live_panel``), or know any protocol's controls
@@ -29,10 +33,14 @@ from debate_core.events import (
     SpeakerSelected,
     UnitDisclosed,
     UtteranceCompleted,
+    UtteranceGenerated,
 )
+from debate_core.kernel.seats import LET_PASS
 from ui.web_plugins import controls_named
 
 LISTEN = {"intent": "listen"}
+PASSED = "floor passed"
+TURN_OVER = ("won the floor", PASSED)  # states of a turn at the floor that the next speaker ends
 
 
 def follow(state: str, person: str, controls: str, event: Event) -> tuple[str, dict[str, Any] | None]:
@@ -51,6 +59,11 @@ def follow(state: str, person: str, controls: str, event: Event) -> tuple[str, d
             return "won the floor", LISTEN  # spent: one press, one turn at the floor
         if state == "queued":
             return f"lost to {event.speaker}", None
+        if state in TURN_OVER:
+            return "listening", None
+    elif isinstance(event, UtteranceGenerated) and event.speaker == person and not event.units:
+        # the person held the floor and gave it back without a word: their time ran out (or the seat closed)
+        return (PASSED if event.error == LET_PASS else "listening"), None
     elif isinstance(event, UnitDisclosed) and event.speaker == person:
         return "speaking", None
     elif isinstance(event, Interrupted) and event.interrupted == person:
@@ -71,6 +84,8 @@ def _note(state: str, urgency: int, controls: str = "none") -> str:
         return "Your request is in this turn's plans."
     if state == "won the floor":
         return "You have the floor: say what you want to say below."
+    if state == PASSED:
+        return "Your time ran out before you spoke, so the floor passed. Ask for it again when you want to speak."
     if state == "speaking":
         return "You are speaking: your sentences are disclosed one per turn, and anyone may cut you off."
     if state.startswith("lost to "):

@@ -34,9 +34,9 @@ trust their caller.
 
 The backend is built from the set-up's choices by ``backend_choice``
 (``backend_for``, re-exported here). Every model the seats use is loaded
-before the debate starts (the status says which), a llama.cpp server any of
-them started stops with the debate, and the view is told which model sits
-in each seat when they differ (``seat_models``, for the question card).
+before the debate starts (the status says which, or what starts:
+llama.cpp's server), a llama.cpp server any of them started stops with the
+debate, and the view is told which model sits in each seat when they differ (``seat_models``, for the question card).
 
 Sessions are kept by debate id (``find``) so a reloaded page can re-attach.
 Pages ``attach`` and ``detach`` by a key of their own, saying whether they
@@ -44,6 +44,10 @@ hold the controls; when the last controlling page is gone, a session nobody
 re-attaches to with the token within ``grace_s`` is stopped, so no debate
 runs on with nobody able to pause or stop it. Watching pages neither keep a
 debate alive nor stop it.
+
+``activity`` says what the debate is busy with (``ui.activity``): loading,
+waiting for the seated person (for whom, for what), the model reading its
+prompt, generating.
 
 What it does not do: draw anything (``render``, ``charts``) or know Gradio.
 """
@@ -66,6 +70,7 @@ from debate_core.events import Event, Intervention, SilentTurn, UnitDisclosed
 from debate_core.kernel import Acting, HandOverSeat
 from debate_core.kernel.seats import Seat, model_seat
 from debate_core.log import logger
+from ui.activity import Activity, asked, loading_words
 from ui.backend_choice import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER, backend_for
 from ui.session_seats import MAX_POINT_CHARS, MAX_URGENCY, PersonSeat, SeatsMixin
 from ui.view_model import DebateView
@@ -182,6 +187,7 @@ class LiveSession(SeatsMixin):
         self.held_at: int | None = None  # while paused: how many events had been shown
         self._loading_since: float | None = None
         self._tokens_at_event = 0
+        self.clock = Activity()  # since when the debate works, since when no token came
         self._thread = threading.Thread(target=self._run, name=f"debate-{self.debate.debate_id[:8]}", daemon=True)
 
     @property
@@ -196,13 +202,16 @@ class LiveSession(SeatsMixin):
         return not self._thread.is_alive() and self.status not in ("starting",)
 
     def activity(self) -> str:
-        """What the debate is busy with right now, for the status line: loading (how long), generating (tokens)."""
-        if self.done:
-            return ""
-        if self._loading_since is not None:
-            return f"{time.monotonic() - self._loading_since:.0f} s"
-        generated = self.debate.table.cancel.tokens - self._tokens_at_event
-        return f"generating, {generated} tokens so far" if generated > 0 else ""
+        """What the debate is busy with right now, for the status line: loading (how long), else ``ui.activity``."""
+        now = time.monotonic()
+        with self.lock:
+            if self.done:
+                return ""
+            if self._loading_since is not None:
+                return f"{now - self._loading_since:.0f} s"
+            tokens = self.debate.table.cancel.tokens
+            person = asked(((agent, held.channel) for agent, held in self.people.items()), now)
+            return self.clock.words(now, tokens, tokens - self._tokens_at_event, person)
 
     def start(self) -> LiveSession:
         with _SESSIONS_LOCK:
@@ -305,7 +314,7 @@ class LiveSession(SeatsMixin):
         try:
             for backend in filter(_loads_lazily, self.backends):  # every seat's model, each in turn
                 with self.lock:
-                    self.status = f"loading {backend.model_id} (the first use converts it, about 20 s)"
+                    self.status = loading_words(backend)
                     self._loading_since = time.monotonic()
                 self._bump()
                 try:
@@ -325,16 +334,21 @@ class LiveSession(SeatsMixin):
             events = self.debate.events()
             if self.store is not None:
                 events = self.store.record(events)
+            self.clock.working()
             for event in events:
                 with self.lock:
                     self.view.apply(event)
                     self._track(event)
                     self._tokens_at_event = self.debate.table.cancel.tokens
+                    self.clock.working()
                 for listener in self.listeners:
                     listener(event)
                 self._bump()
                 if isinstance(event, PACED):
+                    self.clock.idle()
                     self._pace()
+                    self.clock.working()
+            self.clock.idle()
             with self.lock:
                 ended = self.view.ended
                 self.status = f"ended ({ended.reason.value})" if ended else "ended"

@@ -12,7 +12,8 @@ a backend:
   ``openai.OpenAIBackend`` for the other options;
 * ``llamacpp``: a local GGUF file (``model``; None is the embedded SmolLM2)
   served by llama.cpp on loopback for as long as the backend lives
-  (``openai.LlamaCppBackend``);
+  (``openai.LlamaCppBackend``; ``start=later`` starts the server at the
+  backend's ``loaded``, not at construction);
 * any name an installed package registers in the entry-point group
   ``interruptible_debate.backends`` (a callable ``(spec, config) -> Backend``).
 
@@ -56,7 +57,7 @@ SERVER_OPTIONS = frozenset(
     }
 )
 LLAMACPP_OPTIONS = frozenset(
-    {"threads", "parallel", "ctx", "concurrency", "timeout_s", "headers_timeout_s", "retries", "top_logprobs"}
+    {"threads", "parallel", "ctx", "concurrency", "timeout_s", "headers_timeout_s", "retries", "top_logprobs", "start"}
 )
 
 

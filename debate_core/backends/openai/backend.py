@@ -94,6 +94,14 @@ def api_root(base_url: str) -> str:
     return url if url.endswith("/v1") else url + "/v1"
 
 
+def served_capabilities(dialect: Dialect) -> frozenset[Capability]:
+    """What a backend on a server of ``dialect`` provides (continuation only where the dialect continues)."""
+    caps = {Capability.TOKEN_STATS, Capability.CHOICE_PROBS, Capability.CANCELLATION, Capability.TOKENIZER}
+    if dialect.continuation:
+        caps.add(Capability.CONTINUATION)
+    return frozenset(caps)
+
+
 class OpenAIBackend(Backend):
     """See the module docstring."""
 
@@ -192,10 +200,7 @@ class OpenAIBackend(Backend):
         self.top_logprobs = max(1, min(top_logprobs, self.dialect.max_top_logprobs))
         self._tokens = ServerTokens(self._http, self.dialect, self.model, self.base_url, tokenizer)
         self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="openai-backend")
-        caps = {Capability.TOKEN_STATS, Capability.CHOICE_PROBS, Capability.CANCELLATION, Capability.TOKENIZER}
-        if self.dialect.continuation:
-            caps.add(Capability.CONTINUATION)
-        self.capabilities = frozenset(caps)
+        self.capabilities = served_capabilities(self.dialect)
         raw = "raw" if self.dialect.raw_logprobs else "as the server processes them"
         self.estimates = {
             Capability.TOKEN_STATS: f"entropy estimated from the top {self.top_logprobs} log-probabilities "
