@@ -24,6 +24,7 @@ import gradio as gr
 from storage import Store
 from ui.analysis_panel import build_analysis
 from ui.classroom import HOST_PASSWORD_ENV, HostGate, resolve_host_password
+from ui.debate_buttons import build_buttons
 from ui.live_panel import build_live, page_js
 from ui.replay_panel import build_replay
 from ui.session import DEFAULT_GRACE_S
@@ -48,9 +49,10 @@ def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S, host_password: 
         )
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Live", id="live", elem_id="tab-live"):
+                buttons = build_buttons(password=gate.required)  # above the set-up: in view on a first visit
                 with gr.Accordion("Set up a debate", open=True, elem_id="setup") as setup_box:
                     form = build_setup()
-                live = build_live(form, setup_box, store, grace_s=grace_s, gate=gate)
+                live = build_live(form, setup_box, store, buttons, grace_s=grace_s, gate=gate)
             with gr.Tab("Replay", id="replay", elem_id="tab-replay"):
                 replay = build_replay(store, library)
             with gr.Tab("Analysis", id="analysis", elem_id="tab-analysis") as analysis:

@@ -4,7 +4,8 @@ What it does: lists the experiments in the store, and for the one chosen
 asks the study kind that handles it (``experiments.extensions.StudyKind``:
 the harness's comparison, or a plugin's study through
 ``register_study_kinds``) for its view, and shows its text, its plotly
-figures (at most twelve) and the list of its debates (ids to open in the
+figures (at most twelve, on a transparent background that follows the
+page's light or dark theme) and the list of its debates (ids to open in the
 Replay tab); it offers the kind's full report folder (markdown, HTML and PNG
 figures, CSVs) as a zip download. The token grid slider is handed to the
 kind for the figures it draws over public tokens. For a paper study the
@@ -39,6 +40,15 @@ from ui.studies import APP, StudyLibrary
 MAX_FIGURES = 12
 EMPTY = "No experiment yet. Run one with `python -m experiments run --experiment ID` (see docs/experiments.md)."
 CHOOSE = "Choose an experiment above and press **Show** for its tables and figures."
+
+
+def _on_page(figure: Any) -> Any:
+    """A copy of a plotly figure, drawn for the page (``charts.on_page``: light and dark mode); anything else as is."""
+    import plotly.graph_objects as go
+
+    from ui.charts import on_page
+
+    return on_page(go.Figure(figure)) if isinstance(figure, go.Figure) else figure
 
 
 @dataclass
@@ -144,7 +154,8 @@ def build_analysis(store: Any, library: StudyLibrary | None = None) -> AnalysisP
             view = kind.view(store, record, int(grid))
         except KeyError as error:
             return [f"**{error.args[0]}**", *hidden, []]
-        shown = [gr.update(visible=True, value=figure) for figure in list(view.figures)[:MAX_FIGURES]]
+        # a copy of each, on the page's transparent background (dark mode); the report keeps its own
+        shown = [gr.update(visible=True, value=_on_page(figure)) for figure in list(view.figures)[:MAX_FIGURES]]
         return [view.markdown, *shown, *hidden[len(shown) :], [list(row) for row in view.debates]]
 
     def report_zip(experiment_id: str | None, grid: float, where: str | None = APP) -> str | None:

@@ -11,16 +11,56 @@ What it does: three small figure builders, each a pure function of the view:
 
 Names and answers appear as plot data, which plotly renders as text.
 
+Every figure the page shows is drawn on a transparent background with grey
+grid lines (``on_page``), so that it sits on Gradio's light or dark page
+alike; the page's style sheet colours the figures' text with the theme's
+text colour. Titles sit at the top, under plotly's toolbar; the answers
+chart's legend sits between its title and the plot area (in two rows on a
+phone), clear of the axis title under the plot.
+
 What it does not do: talk to Gradio or decide when to redraw.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import plotly.graph_objects as go
 
 from ui.view_model import DebateView
 
-_LAYOUT = {"margin": {"l": 40, "r": 10, "t": 36, "b": 30}, "height": 260, "template": "plotly_white"}
+# Grey that reads on a white and on a near-black page; the style sheet gives the text the theme's own colour.
+_GREY = "#808a99"
+_GRID = "rgba(128, 138, 153, 0.28)"
+_CLEAR = "rgba(0, 0, 0, 0)"
+_AXIS = {"gridcolor": _GRID, "zerolinecolor": _GRID, "linecolor": _GRID}
+PAGE_LAYOUT: dict[str, Any] = {
+    "template": "plotly_white",
+    "paper_bgcolor": _CLEAR,
+    "plot_bgcolor": _CLEAR,
+    "font": {"color": _GREY},
+    "legend": {"bgcolor": _CLEAR},
+}
+# Titles sit under plotly's toolbar (about 30 px at the figure's top right, wide on a phone).
+_LAYOUT = {"margin": {"l": 40, "r": 10, "t": 62, "b": 30}, "height": 260}
+# The answers chart: room under its title for the legend's rows (two on a phone), above the plot area,
+# left-aligned (the x-axis title is under the plot). The page shows no label over the figures' titles.
+_LEGEND_ROOM = {"margin": {"l": 40, "r": 10, "t": 114, "b": 30}, "height": 290}
+_BESIDE = {**_LAYOUT, "height": 290}  # the chart beside the answers chart, as tall
+_TOP_LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom", "bgcolor": _CLEAR}
+
+
+def _title(text: str) -> dict[str, Any]:
+    """A title at the figure's top, under plotly's toolbar: the space between it and the plot area holds a legend."""
+    return {"text": text, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 34}}
+
+
+def on_page(figure: go.Figure) -> go.Figure:
+    """``figure`` for the page: transparent backgrounds, grey grid lines (light and dark mode both); in place."""
+    figure.update_layout(**PAGE_LAYOUT)
+    figure.update_xaxes(**_AXIS)
+    figure.update_yaxes(**_AXIS)
+    return figure
 
 
 def urgency_figure(view: DebateView) -> go.Figure:
@@ -39,9 +79,9 @@ def urgency_figure(view: DebateView) -> go.Figure:
             hovertemplate="%{x}: urgency %{y} (%{text})<extra></extra>",
         )
     )
-    figure.update_layout(title=f"Urgency, turn {max(view.plans_turn, 0)}", **_LAYOUT)
+    figure.update_layout(title=_title(f"Urgency, turn {max(view.plans_turn, 0)}"), **_LAYOUT)
     figure.update_yaxes(range=[0, 10], dtick=1)
-    return figure
+    return on_page(figure)
 
 
 def floor_history_figure(view: DebateView) -> go.Figure:
@@ -63,9 +103,9 @@ def floor_history_figure(view: DebateView) -> go.Figure:
                 hovertemplate="turn %{x}: %{text}<extra>" + agent + "</extra>",
             )
         )
-    figure.update_layout(title="Who wanted the floor (filled = speak/interrupt)", showlegend=False, **_LAYOUT)
+    figure.update_layout(title=_title("Who wanted the floor (filled = speak/interrupt)"), showlegend=False, **_BESIDE)
     figure.update_xaxes(title="turn")
-    return figure
+    return on_page(figure)
 
 
 def trajectory_figure(view: DebateView) -> go.Figure:
@@ -93,7 +133,8 @@ def trajectory_figure(view: DebateView) -> go.Figure:
                 hoverinfo="skip",
             )
         )
-    figure.update_layout(title="Answers against public tokens", legend={"orientation": "h"}, **_LAYOUT)
+    on_page(figure)
+    figure.update_layout(title=_title("Answers against public tokens"), legend=_TOP_LEGEND, **_LEGEND_ROOM)
     figure.update_xaxes(title="public tokens", range=[0, max(view.budget, view.public_tokens, 1)])
     if labels:
         figure.update_yaxes(type="category", categoryorder="array", categoryarray=labels)

@@ -5,7 +5,8 @@ answers per round for a debate that answers in rounds, and one component
 per side panel the protocols' web plugins registered (``web_plugins.panels``:
 SID's confidence gauges and what each agent read; blank for a debate of
 another protocol) next to the controls (start, demo debate, pause, resume,
-step one turn, stop, pace, audience mode, discarded units) and, for a seated
+step one turn, stop: ``debate_buttons``, which ``app`` lays out above the
+set-up; pace, audience mode, discarded units) and, for a seated
 person, the live controls of their role, with where their intent stands (a
 badge, ``seat_state``). The live controls are declared by the protocols
 (``web_plugins.LiveControls``: Kimura's debater, Parliament's critic,
@@ -14,7 +15,8 @@ the always-visible answer, the urgency slider, the text box and the buttons
 each set declares, with their keys (``page_js``). Only when
 the debate needs the person's words (their initial answer, their utterance
 once they hold the floor, a vote), the form for them (``seat_form``) opens,
-with a countdown when a timeout applies. Updates are pushed (``live_stream``):
+with a countdown when a timeout applies; the page's script scrolls it into
+view and focuses its first field. Updates are pushed (``live_stream``):
 each disclosure reaches the page as soon as the engine makes it.
 
 Start builds the backend from the set-up's Model choice and its models per
@@ -60,6 +62,7 @@ from ui.backend_choice import model_box, page_models
 from ui.classroom import ROOMS, HostGate
 from ui.classroom_live import open_classroom
 from ui.classroom_panel import build_classroom
+from ui.debate_buttons import DebateButtons, build_buttons
 from ui.live_controls import ControlGroup, control_group, firsts
 from ui.live_handlers import CONTROLS, control, raise_point, submit_words
 from ui.live_handlers import notice_html as _notice
@@ -81,7 +84,8 @@ from ui.setup_panel import NO_HUMAN, FormError, SetupForm, config_from_form
 CONFIRM_S = 10.0
 TOKENS_KEY = "debate-control-tokens"  # where this browser keeps the tokens of the debates it started
 # Run once when the page loads: keyboard shortcuts for the live controls (unless the person is typing),
-# and the address follows the live debate (?live=ID, so a reload re-attaches to it). KEYS and FOCUS are
+# the address follows the live debate (?live=ID, so a reload re-attaches to it), and the words form is
+# brought into view and focused whenever the debate asks the person something. KEYS and FOCUS are
 # filled from the registered live controls (``page_js``).
 PAGE_JS_TEMPLATE = """
 () => {
@@ -97,6 +101,28 @@ PAGE_JS_TEMPLATE = """
   const ids = __KEYS__;
   const focus = __FOCUS__;
   const visible = (found) => found && found.offsetParent !== null;
+  // The words form, each time it opens or asks something new: scrolled into view and its first field focused
+  // (unless the person is typing in another box), so nobody has to look for what the debate waits for.
+  const typing = (node) => node && (node.isContentEditable || node.tagName === 'TEXTAREA'
+    || (node.tagName === 'INPUT' && ['text', 'search', 'number', ''].includes(node.type)));
+  let asked = null;
+  const inView = (form) => {
+    const box = form.getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= window.innerHeight;
+  };
+  new MutationObserver(() => {
+    const form = document.getElementById('seat');
+    if (!form) { asked = null; return; }
+    const key = form.querySelector('#seat-prompt')?.textContent || '';
+    if (asked && asked.form === form && asked.key === key) return;
+    const field = [...form.querySelectorAll('input, textarea')].find((node) => !node.disabled && visible(node));
+    if (!field) return;
+    asked = {form, key};
+    form.scrollIntoView({block: 'nearest'});
+    setTimeout(() => { if (form.isConnected && !inView(form)) form.scrollIntoView({block: 'nearest'}); }, 300);
+    const active = document.activeElement;
+    if (!(typing(active) && !form.contains(active))) field.focus({preventScroll: true});
+  }).observe(document.body, {subtree: true, childList: true, characterData: true});
   document.addEventListener('keydown', (event) => {
     const target = event.target;
     if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -123,9 +149,6 @@ def page_js() -> str:
         if spec.text is not None and spec.text.key:
             focus.setdefault(spec.text.key.lower(), []).append(spec.text.elem_id)
     return PAGE_JS_TEMPLATE.replace("__KEYS__", json.dumps(keys)).replace("__FOCUS__", json.dumps(focus))
-
-
-FOCUS_WORDS_JS = "() => { setTimeout(() => document.querySelector('#seat-text-0 textarea')?.focus(), 50); }"
 
 
 def _empty() -> Any:
@@ -156,33 +179,28 @@ def reattach_page(debate_id: str | None, tokens: Any) -> Page | None:
 
 
 def build_live(
-    form: SetupForm, setup_box: Any, store: Any, *, grace_s: float = DEFAULT_GRACE_S, gate: HostGate | None = None
+    form: SetupForm,
+    setup_box: Any,
+    store: Any,
+    buttons: DebateButtons | None = None,
+    *,
+    grace_s: float = DEFAULT_GRACE_S,
+    gate: HostGate | None = None,
 ) -> LivePanel:
-    """The live tab (under the set-up accordion ``setup_box``, which folds away on Start). ``gate``: the
+    """The live tab under the set-up accordion ``setup_box``, which folds away on Start; ``buttons``: the
+    debate's buttons laid out already (``build_buttons``; None: laid out here, under the set-up). ``gate``: the
     server's host password (only who types it may start a debate; none: anyone may)."""
     gate = gate if gate is not None else HostGate(None)
     # Gradio deletes a page's state when the page is gone (closed tab, lost connection): detach then.
     session = gr.State(None, delete_callback=_page_gone)  # this page's ``Page``: its debate, kept on the server
     tokens = gr.BrowserState({}, storage_key=TOKENS_KEY)  # this browser's tokens: sent with every control
     confirm = gr.State(0.0)
-    with gr.Row(elem_id="live-controls"):
-        start = gr.Button("Start debate", variant="primary", elem_id="start", min_width=120)
-        demo = gr.Button("Demo debate", elem_id="demo", min_width=120)
-        pause = gr.Button("Pause", elem_id="pause", interactive=False, min_width=80)
-        resume = gr.Button("Resume", elem_id="resume", interactive=False, min_width=80)
-        step = gr.Button("Step one turn", elem_id="step", interactive=False, min_width=100)
-        stop = gr.Button("Stop", variant="stop", elem_id="stop", interactive=False, min_width=80)
-        password = gr.Textbox(
-            label="Host password", type="password", max_lines=1, max_length=1_000, visible=gate.required,
-            elem_id="host-password",
-        )  # fmt: skip
+    top = buttons if buttons is not None else build_buttons(password=gate.required)
+    start, demo, pause, resume, step, stop = top.start, top.demo, top.pause, top.resume, top.step, top.stop
+    status, notice, password = top.status, top.notice, top.password
     with gr.Row():
         audience = gr.Checkbox(label="Audience mode (large text, no private thoughts)", elem_id="audience")
         discarded = gr.Checkbox(label="Show discarded units", elem_id="show-discarded")
-    status = gr.HTML(
-        render.status_html("Set up a debate above and press Start, or press Demo debate."), elem_id="status"
-    )
-    notice = gr.HTML("", elem_id="notice")  # what Start and Demo say (a refusal, a question): not overwritten
     with gr.Row(elem_id="live-main"):
         with gr.Column(scale=3, min_width=320):
             question = gr.HTML(render.question_html(_empty()), elem_id="question")
@@ -201,11 +219,11 @@ def build_live(
             panels = {panel.name: gr.HTML("", elem_id=panel.name) for panel in web_plugins.panels()}
             with gr.Column(elem_id="plan-panels") as plan_panels:
                 plans = gr.HTML(render.plans_html(_empty()), elem_id="plans")
-                urgency_plot = gr.Plot(charts.urgency_figure(_empty()), elem_id="urgency-plot")
+                urgency_plot = gr.Plot(charts.urgency_figure(_empty()), elem_id="urgency-plot", show_label=False)
     with gr.Row(elem_id="live-plots"):
-        trajectory = gr.Plot(charts.trajectory_figure(_empty()), elem_id="trajectory-plot")
+        trajectory = gr.Plot(charts.trajectory_figure(_empty()), elem_id="trajectory-plot", show_label=False)
         with gr.Column(elem_id="history-box") as history_box:
-            history = gr.Plot(charts.floor_history_figure(_empty()), elem_id="history-plot")
+            history = gr.Plot(charts.floor_history_figure(_empty()), elem_id="history-plot", show_label=False)
     view = LiveView(
         status, question, budget, delta, plans, result, rounds,
         urgency_plot, trajectory, history,
@@ -320,7 +338,6 @@ def build_live(
         if group.text is not None and group.spec.text is not None:
             enter = group.spec.text
             _wire_text(group, enter.enter, group.text.submit, enter.enter_api, session, tokens)
-    words.prompt.change(None, js=FOCUS_WORDS_JS)
     words.submit.click(
         submit_words,
         inputs=[session, tokens, *words.inputs()],

@@ -14,7 +14,8 @@ waits for the person's words.
 
 The seated person's control group (the registered live-control set their
 role stands by with, ``LiveSession.controls``) is shown, the others hidden,
-with the badge of ``seat_state``, and
+with the badge of ``seat_state`` (its always-visible answer hidden while
+the words form asks for the answer: one answer on the page at a time), and
 the debate's controls (pause, resume, step, stop) with it, but only on a
 page that holds the controls (``page_access.Page.owner``): a page that
 watches shows the debate and a status line that says it watches (and who
@@ -206,16 +207,22 @@ def updates(
             ]
         seated = held is not None and held.channel is not None and not live.done
         controls = held.controls if held is not None else "none"
-        answers: list[Any] = [gr.skip()] * len(view.answers)
+        answer: dict[str, Any] = {}  # what changes of the always-visible answers
         mine = state.initial.get(seat or "", (None, ""))[0]
         shown = f"{live.debate_id}:{seat}:{mine}"
         if seated and drawn.answers_for != shown and state.labels:
             drawn.answers_for = shown  # the choices once, and the person's initial answer once given
-            answers = [gr.update(choices=list(state.labels), value=mine)] * len(view.answers)
+            answer.update(choices=list(state.labels), value=mine)
         badge = seat_state_html(held.state, held.urgency, controls) if held is not None else ""
         seat_state = _changed(drawn, "seat", badge)
         done = live.done
     request = _pending(live, seat)
+    # One answer group at a time: the always-visible answer steps aside while the form asks for the answer.
+    own = str(request is None or all(spec.name != "answer" for spec in request.fields))
+    if drawn.texts.get("own answer") != own:
+        drawn.texts["own answer"] = own
+        answer["visible"] = own == "True"
+    answers = [gr.update(**answer) if answer else gr.skip()] * len(view.answers)
     form: list[Any] = [gr.skip()] * len(view.form.outputs())
     request_id = request.request_id if request else None
     if request_id != drawn.request_id:

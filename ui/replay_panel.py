@@ -123,8 +123,8 @@ def build_replay(store: Any, library: StudyLibrary | None = None) -> ReplayPanel
             classroom = gr.HTML(elem_id="replay-classroom")  # who held which seat, the audience's polls
             panels = [gr.HTML(elem_id=f"replay-{panel.name}") for panel in web_plugins.panels()]
             plans = gr.HTML(elem_id="replay-plans")
-            urgency = gr.Plot(elem_id="replay-urgency")
-    trajectory = gr.Plot(elem_id="replay-trajectory")
+            urgency = gr.Plot(elem_id="replay-urgency", show_label=False)
+    trajectory = gr.Plot(elem_id="replay-trajectory", show_label=False)
     with gr.Row():
         export_json = gr.Button("Export JSON", elem_id="replay-export-json")
         export_csv = gr.Button("Export CSV", elem_id="replay-export-csv")
