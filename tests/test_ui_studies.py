@@ -41,7 +41,9 @@ def test_the_committed_studies_are_listed_with_their_reports_and_databases():
     with_debates = {name for name, study in studies.items() if study.database is not None}
     on_disk = {path.parent.name for path in DOCS_STUDIES.glob("*/study.sqlite3.gz")}
     assert with_debates == on_disk and len(on_disk) >= 6
-    assert all(study.report.name == "report.md" and study.title for study in studies.values())
+    assert all(study.report.name in ("report.md", "README.md") and study.title for study in studies.values())
+    # a study of several experiments (a report per sub-folder) shows its README over them
+    assert studies["handraiser-tasks-smollm2"].report.name == "README.md"
     assert studies["ace-smollm2"].title == "Comparison study ace-smollm2"
     report_only = [study for study in studies.values() if study.database is None]
     assert all(study.label.endswith("(report only)") for study in report_only)
@@ -102,3 +104,15 @@ def test_only_a_listed_study_is_opened_never_a_path(tmp_path):
     with pytest.raises(KeyError, match="only its report"):
         StudyLibrary(object(), root=root, cache=tmp_path / "cache").store("report-only")
     assert committed(tmp_path / "missing") == []
+
+
+def test_a_folder_of_several_reports_is_listed_by_its_readme_only_with_a_database(tmp_path):
+    folder = a_study(tmp_path, "two-tasks")
+    (folder / "report.md").unlink()
+    (folder / "README.md").write_text("# Two tasks, one study\n\nSee each sub-folder.\n", encoding="utf-8")
+    notes = tmp_path / "notes-only"
+    notes.mkdir()
+    (notes / "README.md").write_text("# Just a page\n", encoding="utf-8")
+    studies = {study.name: study for study in committed(tmp_path)}
+    assert set(studies) == {"two-tasks"}  # a README without a database is no study
+    assert studies["two-tasks"].title == "Two tasks, one study" and studies["two-tasks"].database is not None

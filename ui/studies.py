@@ -42,6 +42,7 @@ APP = "app"
 APP_LABEL = "this app's own debates and experiments"
 DATABASE = "study.sqlite3.gz"
 REPORT = "report.md"
+README = "README.md"  # a study of several experiments has a report per sub-folder and this page over them
 MAX_REPORT_CHARS = 60_000  # a committed report shown in the tab; longer ones are cut with a note
 
 
@@ -67,18 +68,28 @@ def _title(report: Path) -> str:
     return report.parent.name
 
 
+def _page(folder: Path) -> Path | None:
+    """The page a study shows: its ``report.md``, else (a study of several experiments) its ``README.md``
+    when it has a database too."""
+    if (folder / REPORT).is_file():
+        return folder / REPORT
+    if (folder / README).is_file() and (folder / DATABASE).is_file():
+        return folder / README
+    return None
+
+
 def committed(root: Path = DOCS_STUDIES) -> list[CommittedStudy]:
-    """The committed studies under ``root``, by name: each folder with a ``report.md``."""
+    """The committed studies under ``root``, by name: each folder with a ``report.md`` (or a ``README.md``
+    and a database)."""
     if not root.is_dir():
         return []
     found = []
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and (p / REPORT).is_file()):
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        page = _page(folder)
+        if page is None:
+            continue
         database = folder / DATABASE
-        found.append(
-            CommittedStudy(
-                folder.name, _title(folder / REPORT), folder / REPORT, database if database.is_file() else None
-            )
-        )
+        found.append(CommittedStudy(folder.name, _title(page), page, database if database.is_file() else None))
     return found
 
 
