@@ -25,6 +25,7 @@ from storage import Store
 from ui.analysis_panel import build_analysis
 from ui.classroom import HOST_PASSWORD_ENV, HostGate, resolve_host_password
 from ui.live_panel import build_live, page_js
+from ui.live_stream import KEEP_ZOOM_JS
 from ui.replay_panel import build_replay
 from ui.session import DEFAULT_GRACE_S
 from ui.setup_panel import build_setup
@@ -73,7 +74,8 @@ def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S, host_password: 
 
 def launch_options() -> dict[str, Any]:
     """Theme, CSS and the page's script for ``launch`` (Gradio 6 takes them there, not in Blocks)."""
-    return {"theme": gr.themes.Soft(), "css_paths": [ASSETS / "style.css"], "js": page_js()}
+    script = f"() => {{ ({page_js()})(); ({KEEP_ZOOM_JS})(); }}"
+    return {"theme": gr.themes.Soft(), "css_paths": [ASSETS / "style.css"], "js": script}
 
 
 def address(host: str | None, port: int | None) -> tuple[str, int]:

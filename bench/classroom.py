@@ -35,6 +35,7 @@ import argparse
 import asyncio
 import html
 import json
+import math
 import os
 import re
 import socket
@@ -267,7 +268,9 @@ class Outcome:
     client_cpu: float = 0.0  # this bench's own CPU over the debate (its clients must not be what is slow)
 
 
-async def classroom(url: str, pid: int, db: Path, viewers: int, budget: int, pace: float) -> Outcome:
+async def classroom(url: str, pid: int | None, db: Path, viewers: int, budget: int, pace: float) -> Outcome:
+    """One classroom of ``viewers`` on a new debate of the app at ``url`` (its process ``pid``, for its CPU;
+    None: not measured) whose store is ``db``."""
     import httpx
     import psutil
 
@@ -291,8 +294,8 @@ async def classroom(url: str, pid: int, db: Path, viewers: int, budget: int, pac
         while any(page.since == float("inf") for page in pages):
             await asyncio.sleep(0.1)
         say("every page has its first update")
-        server = psutil.Process(pid)
-        cpu_before, started = sum(server.cpu_times()[:2]), time.monotonic()
+        server = psutil.Process(pid) if pid is not None else None
+        cpu_before, started = sum(server.cpu_times()[:2]) if server else math.nan, time.monotonic()
         client_before = time.process_time()
         control = Client(http, url, config, live=debate_id)
         await control.call("reattach", [tokens])  # the teacher's second tab (same browser: holds the token)
@@ -300,7 +303,7 @@ async def classroom(url: str, pid: int, db: Path, viewers: int, budget: int, pac
         say("resumed")
         await asyncio.gather(*watching)
         wall = time.monotonic() - started
-        cpu = sum(server.cpu_times()[:2]) - cpu_before
+        cpu = sum(server.cpu_times()[:2]) - cpu_before if server else math.nan
         client_cpu = time.process_time() - client_before
     store = Store(db)
     disclosed = [(e.text, e.at) for e in store.events(debate_id) if isinstance(e, UnitDisclosed)]

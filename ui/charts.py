@@ -10,8 +10,7 @@ What it does: three small figure builders, each a pure function of the view:
   correct answer marked when it is known (``DebateView.shown_answer``: not while a person is seated).
 
 ``figure_keys`` says, in brief, what each is drawn from (a live page is sent a
-figure again only when its key changed), and every figure keeps a reader's
-drag-zoom across redraws (plotly's ``uirevision``).
+figure again only when its key changed).
 
 Names and answers appear as plot data, which plotly renders as text.
 
@@ -26,13 +25,7 @@ import plotly.graph_objects as go
 
 from ui.view_model import DebateView
 
-# ``uirevision``: a redrawn figure (plotly's ``react``) keeps what the reader did to it, a drag-zoom, a pan.
-_LAYOUT = {
-    "margin": {"l": 40, "r": 10, "t": 36, "b": 30},
-    "height": 260,
-    "template": "plotly_white",
-    "uirevision": "kept",
-}
+_LAYOUT = {"margin": {"l": 40, "r": 10, "t": 36, "b": 30}, "height": 260, "template": "plotly_white"}
 
 
 def figure_keys(view: DebateView) -> dict[str, Hashable]:

@@ -16,7 +16,7 @@ the last: a speech that grew by a unit), which the page's script replaces or
 appends (``TRANSCRIPT_JS``), keeping the reader's scroll position unless they
 are at the bottom. A plot is sent only when the data behind it changed
 (``charts.figure_keys``), at most once a ``CHARTS_EVERY_S``, after the text;
-a plot that is redrawn keeps the reader's drag-zoom (``uirevision``). A
+a plot that is redrawn keeps the reader's drag-zoom (``KEEP_ZOOM_JS``). A
 countdown is refreshed every second while the debate waits for the person's
 words.
 
@@ -70,6 +70,41 @@ TRANSCRIPT_JS = """
   if (atBottom) box.scrollTop = box.scrollHeight;
   if (document.body.classList.contains('audience') && pageAtBottom) page.scrollTop = page.scrollHeight;
   window.__transcriptUpdatedAt = Date.now();
+}
+"""
+
+
+# The page's script that keeps a reader's zoom on a plot: Gradio 6 mounts a new plotly chart for every value
+# a plot is sent (the old one, and the zoom dragged on it, are gone), so the ranges the reader chose on each
+# plot (by its container's id) are noted from plotly's relayout events and put back on the chart that
+# replaces it, for as long as the page shows the same debate; a double-click (autoscale) forgets them.
+KEEP_ZOOM_JS = """
+() => {
+  if (window.__keptZoom) return;
+  window.__keptZoom = {};
+  const debate = () => document.querySelector('#status .status[data-debate]')?.dataset.debate || '';
+  const AXIS = /^[xy]axis\\d*\\.(range(\\[[01]\\])?|autorange)$/;
+  const follow = (chart) => {
+    if (chart.__keepsZoom || !chart._fullLayout || !chart.on || !window.Plotly) return;
+    const key = chart.parentElement && chart.parentElement.closest('[id]')?.id;
+    if (!key) return;
+    chart.__keepsZoom = true;
+    const kept = window.__keptZoom[key];
+    if (kept && kept.debate === debate()) window.Plotly.relayout(chart, kept.ranges);  // before it is painted
+    chart.on('plotly_relayout', (change) => {
+      const ranges = Object.fromEntries(Object.entries(change).filter(([name]) => AXIS.test(name)));
+      if (!Object.keys(ranges).length) return;
+      if (Object.entries(ranges).some(([name, on]) => name.endsWith('autorange') && on)) {
+        delete window.__keptZoom[key];
+        return;
+      }
+      const old = window.__keptZoom[key];
+      const same = old && old.debate === debate();
+      window.__keptZoom[key] = {debate: debate(), ranges: {...(same ? old.ranges : {}), ...ranges}};
+    });
+  };
+  new MutationObserver(() => document.querySelectorAll('.js-plotly-plot').forEach(follow))
+    .observe(document.body, {subtree: true, childList: true});
 }
 """
 
