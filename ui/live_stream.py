@@ -89,8 +89,20 @@ KEEP_ZOOM_JS = """
     const key = chart.parentElement && chart.parentElement.closest('[id]')?.id;
     if (!key) return;
     chart.__keepsZoom = true;
-    const kept = window.__keptZoom[key];
-    if (kept && kept.debate === debate()) window.Plotly.relayout(chart, kept.ranges);  // before it is painted
+    const restore = () => {  // after every drawing of this chart, until it shows the reader's ranges
+      const kept = window.__keptZoom[key];
+      if (!kept || kept.debate !== debate()) return;
+      const off = Object.entries(kept.ranges).some(([name, value]) => {
+        const found = name.match(/^([xy]axis\\d*)\\.range(?:\\[([01])\\])?$/);
+        if (!found) return false;
+        const range = (chart._fullLayout[found[1]] || {}).range || [];
+        const shown = found[2] === undefined ? range : range[Number(found[2])];
+        return JSON.stringify(shown) !== JSON.stringify(value);
+      });
+      if (off) window.Plotly.relayout(chart, kept.ranges);
+    };
+    restore();
+    chart.on('plotly_afterplot', restore);
     chart.on('plotly_relayout', (change) => {
       const ranges = Object.fromEntries(Object.entries(change).filter(([name]) => AXIS.test(name)));
       if (!Object.keys(ranges).length) return;
