@@ -26,6 +26,7 @@ from ui.analysis_panel import build_analysis
 from ui.classroom import HOST_PASSWORD_ENV, HostGate, resolve_host_password
 from ui.debate_buttons import build_buttons
 from ui.live_panel import build_live, page_js
+from ui.live_stream import KEEP_ZOOM_JS
 from ui.replay_panel import build_replay
 from ui.session import DEFAULT_GRACE_S
 from ui.setup_panel import build_setup
@@ -33,6 +34,11 @@ from ui.studies import StudyLibrary
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 TITLE = "Interruptible multi-agent debate"
+# Every page watching a live debate is one running event (its live stream) for as long as it watches, and
+# Gradio runs at most ``max_threads`` events at once (40 by default): a classroom of 40 would leave the
+# teacher's Pause, and every newcomer's page, queued. A stream holds no thread while it waits
+# (``ui.live_stream``), so the bound can be high; the short handlers still run in at most this many threads.
+MAX_EVENTS = 400
 
 
 def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S, host_password: str | None = None) -> gr.Blocks:
@@ -70,7 +76,8 @@ def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S, host_password: 
 
 def launch_options() -> dict[str, Any]:
     """Theme, CSS and the page's script for ``launch`` (Gradio 6 takes them there, not in Blocks)."""
-    return {"theme": gr.themes.Soft(), "css_paths": [ASSETS / "style.css"], "js": page_js()}
+    script = f"() => {{ ({page_js()})(); ({KEEP_ZOOM_JS})(); }}"
+    return {"theme": gr.themes.Soft(), "css_paths": [ASSETS / "style.css"], "js": script}
 
 
 def address(host: str | None, port: int | None) -> tuple[str, int]:
@@ -115,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
     store = Store(args.db)
     app = build_app(store, grace_s=max(0.0, args.orphan_grace), host_password=args.host_password)
     app.queue(default_concurrency_limit=8).launch(
-        server_name=host, server_port=port, show_error=True, **launch_options()
+        server_name=host, server_port=port, show_error=True, max_threads=MAX_EVENTS, **launch_options()
     )
 
 

@@ -9,6 +9,9 @@ What it does: three small figure builders, each a pure function of the view:
 * ``trajectory_figure``: each agent's answer against public tokens used, the
   correct answer marked when it is known (``DebateView.shown_answer``: not while a person is seated).
 
+``figure_keys`` says, in brief, what each is drawn from (a live page is sent a
+figure again only when its key changed).
+
 Names and answers appear as plot data, which plotly renders as text.
 
 Every figure the page shows is drawn on a transparent background with grey
@@ -23,6 +26,7 @@ What it does not do: talk to Gradio or decide when to redraw.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import plotly.graph_objects as go
@@ -61,6 +65,18 @@ def on_page(figure: go.Figure) -> go.Figure:
     figure.update_xaxes(**_AXIS)
     figure.update_yaxes(**_AXIS)
     return figure
+
+
+def figure_keys(view: DebateView) -> dict[str, Hashable]:
+    """What each figure (by ``FIGURES`` name) is drawn from, in brief: a figure whose key did not change
+    would be drawn the same, so a live page need not be sent it again."""
+    return {
+        "urgency": (view.plans_turn, len(view.urgency_history), view.agents),
+        "trajectory": (
+            len(view.trajectory), view.shown_answer, max(view.budget, view.public_tokens, 1), view.labels, view.agents
+        ),
+        "history": (len(view.urgency_history), view.agents),
+    }  # fmt: skip
 
 
 def urgency_figure(view: DebateView) -> go.Figure:
@@ -139,3 +155,11 @@ def trajectory_figure(view: DebateView) -> go.Figure:
     if labels:
         figure.update_yaxes(type="category", categoryorder="array", categoryarray=labels)
     return figure
+
+
+# The figures a live page shows, by name (``figure_keys`` says what each is drawn from).
+FIGURES: dict[str, Callable[[DebateView], go.Figure]] = {
+    "urgency": urgency_figure,
+    "trajectory": trajectory_figure,
+    "history": floor_history_figure,
+}

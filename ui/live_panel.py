@@ -66,7 +66,7 @@ from ui.debate_buttons import DebateButtons, build_buttons
 from ui.live_controls import ControlGroup, control_group, firsts
 from ui.live_handlers import CONTROLS, control, raise_point, submit_words
 from ui.live_handlers import notice_html as _notice
-from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, stream
+from ui.live_stream import TRANSCRIPT_JS, LiveView, backlog_of, redraw_ended, stream
 from ui.page_access import Page, open_page, remember, token_for
 from ui.seat_form import build_seat_form
 from ui.session import (
@@ -290,8 +290,9 @@ def build_live(
 
         return launch(current, armed, held, make, given)
 
-    def watch(page: Page | None) -> Any:
-        yield from stream(page, view)
+    async def watch(page: Page | None, request: gr.Request) -> Any:
+        async for update in stream(page, view, backlog_of(request)):
+            yield update
 
     launched = [session, confirm, notice, setup_box, tokens]
     for button, handler, inputs in (

@@ -1,16 +1,24 @@
 """Pushing a live debate to the page: only what changed, as soon as it changes.
 
-What it does: ``stream(live, view)`` is the generator behind the live tab. It
-waits on the session (``LiveSession.wait_for_change``) and, each time
-something happened, yields an update for every component of the live view
-(``LiveView``), ``gr.skip()`` for those that did not change. The transcript
-is never re-rendered: ``Drawn`` remembers the lines the page holds, and the
-hidden ``delta`` component receives only the lines from the first one that
-changed (usually the last: a speech that grew by a unit), which the page's
-script replaces or appends (``TRANSCRIPT_JS``), keeping the reader's scroll
-position unless they are at the bottom. Plots are sent only when the plans
-behind them change. A countdown is refreshed every second while the debate
-waits for the person's words.
+What it does: ``stream(page, view, backlog)`` is the (asynchronous) generator
+behind the live tab. It awaits the session's next change
+(``changed``: no server thread is held while it waits) and yields
+an update for every component of the live view (``LiveView``), ``gr.skip()``
+for those that did not change. Updates **merge**, they never queue: a page
+is always sent the latest state, and while it has not taken its previous
+update (Gradio still holds it, unwritten to a slow connection: ``backlog_of``)
+nothing more is sent, so what changed meanwhile reaches it in one update.
+An update costs the new sentence, not the debate: the drawing is shared by
+every page of the debate and redone only for what changed (``live_cache``),
+``Drawn`` remembers the lines the page holds, and the hidden ``delta``
+component receives only the lines from the first one that changed (usually
+the last: a speech that grew by a unit), which the page's script replaces or
+appends (``TRANSCRIPT_JS``), keeping the reader's scroll position unless they
+are at the bottom. A plot is sent only when the data behind it changed
+(``charts.figure_keys``), at most once a ``CHARTS_EVERY_S``, after the text;
+a plot that is redrawn keeps the reader's drag-zoom (``KEEP_ZOOM_JS``). A
+countdown is refreshed every second while the debate waits for the person's
+words.
 
 The seated person's control group (the registered live-control set their
 role stands by with, ``LiveSession.controls``) is shown, the others hidden,
@@ -31,15 +39,18 @@ What it does not do: lay out components (``live_panel``), run the debate
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
 import gradio as gr
 
 from debate_core.kernel.human import HumanRequest
-from ui import charts, render, seat_form, web_plugins
+from ui import live_cache, render, seat_form
+from ui.charts import FIGURES
 from ui.classroom_live import seat_of
 from ui.page_access import WATCHING, Page
 from ui.seat_form import SeatForm
@@ -64,8 +75,58 @@ TRANSCRIPT_JS = """
 """
 
 
-# Charts follow the text: drawn when the debate pauses between units, and at least this often.
+# The page's script that keeps a reader's zoom on a plot: Gradio 6 mounts a new plotly chart for every value
+# a plot is sent (the old one, and the zoom dragged on it, are gone), so the ranges the reader chose on each
+# plot (by its container's id) are noted from plotly's relayout events and put back on the chart that
+# replaces it, for as long as the page shows the same debate; a double-click (autoscale) forgets them.
+KEEP_ZOOM_JS = """
+() => {
+  if (window.__keptZoom) return;
+  window.__keptZoom = {};
+  const debate = () => document.querySelector('#status .status[data-debate]')?.dataset.debate || '';
+  const AXIS = /^[xy]axis\\d*\\.(range(\\[[01]\\])?|autorange)$/;
+  const follow = (chart) => {
+    if (chart.__keepsZoom || !chart._fullLayout || !chart.on || !window.Plotly) return;
+    const key = chart.parentElement && chart.parentElement.closest('[id]')?.id;
+    if (!key) return;
+    chart.__keepsZoom = true;
+    const restore = () => {  // after every drawing of this chart, until it shows the reader's ranges
+      const kept = window.__keptZoom[key];
+      if (!kept || kept.debate !== debate()) return;
+      const off = Object.entries(kept.ranges).some(([name, value]) => {
+        const found = name.match(/^([xy]axis\\d*)\\.range(?:\\[([01])\\])?$/);
+        if (!found) return false;
+        const range = (chart._fullLayout[found[1]] || {}).range || [];
+        const shown = found[2] === undefined ? range : range[Number(found[2])];
+        return JSON.stringify(shown) !== JSON.stringify(value);
+      });
+      if (off) window.Plotly.relayout(chart, kept.ranges);
+    };
+    restore();
+    chart.on('plotly_afterplot', restore);
+    chart.on('plotly_relayout', (change) => {
+      const ranges = Object.fromEntries(Object.entries(change).filter(([name]) => AXIS.test(name)));
+      if (!Object.keys(ranges).length) return;
+      if (Object.entries(ranges).some(([name, on]) => name.endsWith('autorange') && on)) {
+        delete window.__keptZoom[key];
+        return;
+      }
+      const old = window.__keptZoom[key];
+      const same = old && old.debate === debate();
+      window.__keptZoom[key] = {debate: debate(), ranges: {...(same ? old.ranges : {}), ...ranges}};
+    });
+  };
+  new MutationObserver(() => document.querySelectorAll('.js-plotly-plot').forEach(follow))
+    .observe(document.body, {subtree: true, childList: true});
+}
+"""
+
+
+# Charts follow the text, at most this often (each is sent only when its data changed).
 CHARTS_EVERY_S = 1.0
+# While a page has not taken its last update, how often to look again (what changes meanwhile is merged).
+TAKEN_POLL_S = 0.02
+_NONE = object()  # a figure key no page holds: the page has not been sent that figure yet
 # While nothing happens, how often the page hears about a model loading or generating, and a countdown.
 ACTIVITY_S = 0.5
 
@@ -118,7 +179,7 @@ class Drawn:
     lines: list[str] = field(default_factory=list)
     seq: int = 0
     texts: dict[str, str] = field(default_factory=dict)
-    charts_at: tuple[int, int] | None = None
+    figures: dict[str, Hashable] = field(default_factory=dict)  # figure name -> the data key the page holds
     request_id: int | None = None
     answers_for: str | None = None
     buttons: tuple[bool, bool] | None = None
@@ -126,7 +187,8 @@ class Drawn:
 
 
 def _changed(drawn: Drawn, key: str, value: str) -> Any:
-    if drawn.texts.get(key) == value:
+    old = drawn.texts.get(key)
+    if old is value or old == value:
         return gr.skip()
     drawn.texts[key] = value
     return value
@@ -176,35 +238,32 @@ def updates(
     discarded = page is not None and page.discarded
     with live.lock:
         state = live.view
-        lines = render.transcript_lines(state, show_discarded=discarded)
-        first = next((i for i, (a, b) in enumerate(zip(lines, drawn.lines, strict=False)) if a != b), None)
-        if first is None:
-            first = min(len(lines), len(drawn.lines))
+        cache = live_cache.shared(live)
+        lines = cache.lines(state, discarded, live.version)
+        first = live_cache.first_new(lines, drawn.lines)
         delta: Any = gr.skip()
         if first < len(lines) or len(lines) != len(drawn.lines):
             drawn.seq += 1
             delta = {"seq": drawn.seq, "from": first, "lines": lines[first:]}
             drawn.lines = lines
+        texts = cache.texts(state, audience, live.version)
         head = [
             _changed(drawn, "status", _status(live, owner, seat)),
-            _changed(drawn, "question", render.question_html(state)),
-            _changed(drawn, "budget", render.budget_html(state)),
+            _changed(drawn, "question", texts["question"]),
+            _changed(drawn, "budget", texts["budget"]),
             delta,
-            _changed(drawn, "plans", render.plans_html(state, audience=audience)),
-            _changed(drawn, "result", render.result_html(state)),
-            _changed(drawn, "rounds", render.rounds_html(state)),
+            _changed(drawn, "plans", texts["plans"]),
+            _changed(drawn, "result", texts["result"]),
+            _changed(drawn, "rounds", texts["rounds"]),
         ]
-        drawn_panels = web_plugins.panel_html(state)
-        head += [_changed(drawn, f"panel:{name}", drawn_panels.get(name, "")) for name in view.panels]
-        charts_at = (state.plans_turn, len(state.trajectory))
-        figures: list[Any] = [gr.skip()] * 3
-        if plots and charts_at != drawn.charts_at:
-            drawn.charts_at = charts_at
-            figures = [
-                charts.urgency_figure(state),
-                charts.trajectory_figure(state),
-                charts.floor_history_figure(state),
-            ]
+        head += [_changed(drawn, f"panel:{name}", texts.get(f"panel:{name}", "")) for name in view.panels]
+        figures: list[Any] = [gr.skip()] * len(FIGURES)
+        if plots:
+            keys = cache.keys(state)
+            for index, name in enumerate(FIGURES):  # only a figure whose data changed: a redraw ends a drag-zoom
+                if drawn.figures.get(name, _NONE) != keys[name]:
+                    drawn.figures[name] = keys[name]
+                    figures[index] = cache.figure(name, state)
         seated = held is not None and held.channel is not None and not live.done
         controls = held.controls if held is not None else "none"
         answer: dict[str, Any] = {}  # what changes of the always-visible answers
@@ -264,12 +323,76 @@ def redraw_ended(page: Page | None) -> list[Any]:
 
 def _charts_behind(live: LiveSession, drawn: Drawn) -> bool:
     with live.lock:
-        return (live.view.plans_turn, len(live.view.trajectory)) != drawn.charts_at
+        keys = live_cache.shared(live).keys(live.view)
+    return any(drawn.figures.get(name, _NONE) != keys[name] for name in FIGURES)
 
 
-def stream(page: Page | None, view: LiveView) -> Iterator[list[Any]]:
+Backlog = Callable[[], int]
+
+
+async def changed(live: LiveSession, seen: int, timeout: float) -> int:
+    """``LiveSession.wait_for_change`` for a coroutine: awaits, holding no thread (forty pages watching a debate
+    must not hold forty of the server's threads), until the session's version differs from ``seen`` or
+    ``timeout`` passes; returns it."""
+    loop = asyncio.get_running_loop()
+    woken = asyncio.Event()
+
+    def wake() -> None:  # called from the debate's thread, under the session's lock
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody awaits any more
+            loop.call_soon_threadsafe(woken.set)
+
+    with live.lock:
+        if live.version != seen:
+            return live.version
+        live.wakers.add(wake)
+    try:
+        await asyncio.wait_for(woken.wait(), timeout)
+    except TimeoutError:
+        pass
+    finally:
+        with live.lock:
+            live.wakers.discard(wake)
+    return live.version
+
+
+def backlog_of(request: Any) -> Backlog | None:
+    """How many updates Gradio holds for ``request``'s page, sent to it but not yet written to its connection
+    (Gradio's per-session message queue); None where this Gradio keeps it elsewhere (then nothing is merged
+    on the server's side, and the page is sent every update)."""
+    try:
+        queue = request.request.app.get_blocks()._queue
+        session = str(request.session_hash)
+        queue.pending_messages_per_session.get(session)
+    except Exception:  # another Gradio's internals: merging is an optimisation, the stream works without it
+        return None
+
+    def backlog() -> int:
+        messages = queue.pending_messages_per_session.get(session)
+        return int(messages.qsize()) if messages is not None else 0
+
+    return backlog
+
+
+async def _taken(page: Page, backlog: Backlog | None) -> None:
+    """Wait while the page has not taken its last update: what changes meanwhile is merged into the next one."""
+    if backlog is None:
+        return
+    waited = 0.0
+    while backlog() > 0 and not page.closed:
+        pause = 0.005 if waited < 0.05 else TAKEN_POLL_S
+        await asyncio.sleep(pause)
+        waited += pause
+
+
+async def stream(page: Page | None, view: LiveView, backlog: Backlog | None = None) -> AsyncIterator[list[Any]]:
     """Every change of ``page``'s debate as page updates, until the debate has ended and been drawn, or the
-    page has moved on to another debate."""
+    page has moved on to another debate.
+
+    Always the latest state: the session's version is awaited (``changed``, no thread held while
+    waiting), and while the page has not taken its previous update (``backlog``, see ``backlog_of``) nothing
+    is sent, so the changes of that time reach it merged, in one update. The drawing runs in a worker thread
+    (a figure takes milliseconds), shared with every other page of the debate (``live_cache``).
+    """
     if page is None or page.closed:
         return
     live = page.live
@@ -279,22 +402,30 @@ def stream(page: Page | None, view: LiveView) -> Iterator[list[Any]]:
     busy = ""
     try:
         while not page.closed:
-            version = live.wait_for_change(seen, timeout=ACTIVITY_S)
+            behind = _charts_behind(live, drawn)
+            wait = ACTIVITY_S
+            if behind:  # wake when the charts come due
+                wait = min(wait, max(0.0, drawn.charts_time + CHARTS_EVERY_S - time.monotonic()))
+            version = await changed(live, seen, timeout=wait)
             seat = seat_of(live, page.token)  # a seat taken, freed or lapsed: this page follows the room
             moved = seat != page.seat
             page.seat = seat
             counting = _pending(live, page.seat) is not None
             activity = live.activity()
-            if version == seen and not counting and activity == busy and not moved:
+            due = behind and time.monotonic() - drawn.charts_time >= CHARTS_EVERY_S
+            if version == seen and not counting and activity == busy and not moved and not due:
                 continue
-            seen, busy = version, activity
-            yield updates(live, drawn, view, plots=False, page=page)  # the new sentence first: people wait for it
-            quiet = live.wait_for_change(seen, timeout=0) == seen
-            if _charts_behind(live, drawn) and (quiet or time.monotonic() - drawn.charts_time > CHARTS_EVERY_S):
+            await _taken(page, backlog)
+            if version != seen or counting or activity != busy or moved:
+                seen, busy = live.version, activity
+                # the new sentence first: people wait for it (the charts follow, at most once a CHARTS_EVERY_S)
+                yield await asyncio.to_thread(updates, live, drawn, view, plots=False, page=page)
+            if _charts_behind(live, drawn) and time.monotonic() - drawn.charts_time >= CHARTS_EVERY_S:
+                await _taken(page, backlog)
                 drawn.charts_time = time.monotonic()
-                yield updates(live, drawn, view, page=page)
-            if live.done and live.wait_for_change(seen, timeout=0.05) == seen:
-                yield updates(live, drawn, view, page=page)
+                yield await asyncio.to_thread(updates, live, drawn, view, page=page)
+            if live.done and await changed(live, seen, timeout=0.05) == seen:
+                yield await asyncio.to_thread(updates, live, drawn, view, page=page)
                 return
     finally:
         if not live.done:

@@ -187,12 +187,21 @@ def _pieces(units: list[str], css: str, gaps: list[str]) -> str:
 
 def transcript_lines(view: DebateView, *, show_discarded: bool = False) -> list[str]:
     """The transcript as one HTML string per line (the live page appends and replaces lines, not the whole)."""
-    lines = [_line_html(view, line, show_discarded) for line in view.lines]
+    return [*(_line_html(view, line, show_discarded) for line in view.lines), *tail_lines(view)]
+
+
+def line_html(view: DebateView, line: Line, *, show_discarded: bool = False) -> str:
+    """One line of ``transcript_lines`` (the live pages' shared cache, ``live_cache``, draws them one at a time)."""
+    return _line_html(view, line, show_discarded)
+
+
+def tail_lines(view: DebateView) -> list[str]:
+    """What ``transcript_lines`` draws after the lines: who prepares to speak, or, with no line yet, a placeholder."""
     if view.preparing and view.ended is None:
-        lines.append(f'<div class="line preparing">{name_html(view, view.preparing)} is preparing to speak…</div>')
-    if not lines:
-        lines.append('<div class="line muted">The transcript appears here, one unit per turn.</div>')
-    return lines
+        return [f'<div class="line preparing">{name_html(view, view.preparing)} is preparing to speak…</div>']
+    if not view.lines:
+        return ['<div class="line muted">The transcript appears here, one unit per turn.</div>']
+    return []
 
 
 def transcript_html(

@@ -178,6 +178,7 @@ class LiveSession(SeatsMixin):
         self.version = 0
         self.started_at = time.time()
         self._changed = threading.Condition(self.lock)
+        self.wakers: set[Callable[[], None]] = set()  # called at every change, under the lock (a page's stream)
         self._go = threading.Event()
         self._go.set()
         self._step_once = False
@@ -224,6 +225,8 @@ class LiveSession(SeatsMixin):
         with self._changed:
             self.version += 1
             self._changed.notify_all()
+            for wake in tuple(self.wakers):
+                wake()
 
     def wait_for_change(self, seen: int, timeout: float) -> int:
         """Block until ``version`` differs from ``seen`` (or ``timeout`` passes); returns it."""

@@ -1,0 +1,143 @@
+"""Live updates merge and cost only what changed, without a browser (issue #30, defects 1 and 6).
+
+Every page of a debate shares one drawing per change (``ui.live_cache``): its transcript lines equal the
+full transcript at every event of every protocol's demo, a new sentence re-draws its own line and no
+other, and a plot is sent again only when the data behind it changed (Gradio mounts a new plot for every
+value it is sent, which ends a reader's drag-zoom: tests/browser/test_live_updates.py). A page
+that has not taken its last update is sent nothing more until it has, then the latest state in one update.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import gradio as gr
+import pytest
+
+from debate_core import Debate
+from debate_core.events import UnitDisclosed
+from debate_core.testing import case_for, case_ids, run_demo
+from protocols.kimura.demo import demo_backend, demo_config
+from tests.conformance.setups import params_for
+from ui import charts, live_cache, render
+from ui.live_stream import Drawn, LiveView, stream, updates
+from ui.page_access import open_page
+from ui.seat_form import build_seat_form
+from ui.session import LiveSession
+from ui.view_model import DebateView
+
+
+def kimura_events(**overrides):
+    config = demo_config(seed=1, **overrides)
+    return config, Debate(config, demo_backend(config)).run()
+
+
+@pytest.mark.parametrize("case_id", case_ids())
+def test_the_shared_lines_are_the_transcript_at_every_event_of_every_protocol(case_id, tmp_path):
+    events = run_demo(case_for(case_id, params_for(case_id, tmp_path))).events
+    view, shared = DebateView(), live_cache.Shared()
+    for version, event in enumerate(events):
+        view.apply(event)
+        for discarded in (False, True):
+            assert shared.lines(view, discarded, version) == render.transcript_lines(view, show_discarded=discarded)
+
+
+def test_a_new_sentence_redraws_its_own_line_and_no_other_however_long_the_debate(monkeypatch):
+    _, events = kimura_events(token_budget=600)
+    drawn_lines = []
+    real = render.line_html
+
+    def counted(view, line, **options):
+        drawn_lines.append(line)
+        return real(view, line, **options)
+
+    monkeypatch.setattr(render, "line_html", counted)
+    view, shared = DebateView(), live_cache.Shared()
+    per_sentence = []
+    for version, event in enumerate(events):
+        view.apply(event)
+        before = len(drawn_lines)
+        lines = shared.lines(view, False, version)
+        if isinstance(event, UnitDisclosed):
+            per_sentence.append(len(drawn_lines) - before)
+            held = shared.lines(view, False, -1 - version)  # another version, nothing changed: all reused
+            assert all(a is b for a, b in zip(lines, held, strict=True))
+    assert len(per_sentence) > 40 and len(view.lines) > 15
+    assert max(per_sentence) <= 2, per_sentence  # the speech that grew (and the segment it ended), never the rest
+    assert max(per_sentence[-10:]) <= max(per_sentence[:10])  # no more at the end of the debate than at its start
+
+
+def _view() -> LiveView:
+    with gr.Blocks():
+        return LiveView(*[gr.HTML() for _ in range(13)], build_seat_form(), *[gr.Button() for _ in range(4)])
+
+
+def _session():
+    """A session that is not started: the test feeds its view events and bumps its version by hand."""
+    config, events = kimura_events(token_budget=300)
+    return LiveSession(config, demo_backend(config)), events
+
+
+def _feed(live: LiveSession, events, count: int) -> int:
+    """Apply events until ``count`` more units are disclosed; returns how many events that took."""
+    taken = 0
+    while count and events:
+        event = events.pop(0)
+        with live.lock:
+            live.view.apply(event)
+        live._bump()
+        taken += 1
+        count -= isinstance(event, UnitDisclosed)
+    return taken
+
+
+def test_a_plot_is_sent_again_only_when_its_data_changed():
+    live, events = _session()
+    view, drawn = _view(), Drawn()
+    plots = [view.urgency, view.trajectory, view.history]
+    _feed(live, events, 3)
+    first = dict(zip(view.outputs(), updates(live, drawn, view), strict=True))
+    assert all(first[plot].type == "plotly" for plot in plots)
+    again = dict(zip(view.outputs(), updates(live, drawn, view), strict=True))
+    assert all(again[plot] == gr.skip() for plot in plots)  # nothing changed: nothing sent
+    # the next disclosure changes the transcript; the plots only when their data did
+    for _ in range(10):
+        keys = charts.figure_keys(live.view)
+        _feed(live, events, 1)
+        sent = dict(zip(view.outputs(), updates(live, drawn, view), strict=True))
+        now = charts.figure_keys(live.view)
+        assert sent[view.delta] != gr.skip()
+        for plot, name in zip(plots, charts.FIGURES, strict=True):
+            assert (sent[plot] != gr.skip()) == (keys[name] != now[name]), name
+    assert live_cache.shared(live).figure("history", live.view) is live_cache.shared(live).figure("history", live.view)
+
+
+def test_a_page_that_has_not_taken_its_last_update_gets_the_latest_state_merged_in_one():
+    live, events = _session()
+    view = _view()
+    page = open_page(live, {})
+    unsent = [0]  # what Gradio holds for the page, unwritten to its connection
+
+    async def watch() -> None:
+        updates_ = stream(page, view, backlog=lambda: unsent[0])
+        outputs = view.outputs()
+        _feed(live, events, 1)
+        first = dict(zip(outputs, await anext(updates_), strict=True))
+        assert first[view.delta]["from"] == 0
+        held = len(first[view.delta]["lines"])
+        unsent[0] = 1  # the page is slow: its update is still queued
+        pending = asyncio.ensure_future(anext(updates_))
+        for _ in range(6):
+            _feed(live, events, 1)
+            await asyncio.sleep(0.05)
+        assert not pending.done(), "an update was sent to a page that had not taken the last one"
+        unsent[0] = 0
+        merged = dict(zip(outputs, await asyncio.wait_for(pending, 10), strict=True))
+        delta = merged[view.delta]
+        with live.lock:
+            now = render.transcript_lines(live.view)
+        assert delta["from"] <= held and delta["lines"] == now[delta["from"] :]  # all six sentences, at once
+        page.close()
+        await updates_.aclose()
+
+    asyncio.run(watch())
