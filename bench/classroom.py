@@ -520,6 +520,13 @@ async def open_room(http: Any, url: str, config: dict[str, Any], viewers: int, s
     return Room(debate_id, dict(tokens), teacher, [teacher, *pupils, *people], people)
 
 
+async def resume(http: Any, url: str, config: dict[str, Any], room: Room) -> None:
+    """The teacher resumes the debate from a second tab (same browser: it holds the token)."""
+    control = Client(http, url, config, live=room.debate_id)
+    await control.call("reattach", [room.tokens])
+    await control.call("resume", [None, room.tokens])
+
+
 def pooled(
     disclosed: Sequence[tuple[str, float]], pages: Sequence[Viewer]
 ) -> tuple[list[float], list[float], int, int]:
@@ -574,10 +581,7 @@ async def classroom(url: str, pid: int | None, db: Path, viewers: int, budget: i
         server = psutil.Process(pid) if pid is not None else None
         cpu_before, started = sum(server.cpu_times()[:2]) if server else math.nan, time.monotonic()
         client_before = time.process_time()
-        for room in rooms:
-            control = Client(http, url, config, live=room.debate_id)
-            await control.call("reattach", [room.tokens])  # the teacher's second tab (same browser: holds the token)
-            await control.call("resume", [None, room.tokens])
+        await asyncio.gather(*(resume(http, url, config, room) for room in rooms))  # together: debates at once
         say("resumed")
         await asyncio.gather(*watching)
         wall = time.monotonic() - started
