@@ -10,6 +10,7 @@ that has not taken its last update is sent nothing more until it has, then the l
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 
 import gradio as gr
 import pytest
@@ -19,6 +20,7 @@ from debate_core.events import UnitDisclosed
 from debate_core.testing import case_for, case_ids, run_demo
 from protocols.kimura.demo import demo_backend, demo_config
 from tests.conformance.setups import params_for
+from tests.conftest import HANG_GUARD_S
 from ui import charts, live_cache, render
 from ui.live_stream import Drawn, LiveView, stream, updates
 from ui.page_access import open_page
@@ -140,4 +142,6 @@ def test_a_page_that_has_not_taken_its_last_update_gets_the_latest_state_merged_
         page.close()
         await updates_.aclose()
 
-    asyncio.run(watch())
+    # in a thread of its own: a browser test earlier in the same process may leave an event loop running here
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, watch()).result(timeout=HANG_GUARD_S)

@@ -22,6 +22,7 @@ PLUGINS = "round_robin.plugin,tests.conformance.unfillable"
 EXAMPLE = ROOT / "examples" / "round_robin"
 CHECKS = {
     "test_its_scripted_demo_runs_to_an_end_and_the_stream_is_one_that_can_have_happened",
+    "test_its_model_seats_can_be_handed_to_people_and_back_at_any_request",
     "test_every_consumer_in_the_project_consumes_its_stream",
     "test_a_person_can_fill_every_form_in_every_seat_a_person_may_take",
     "test_a_store_round_trip_gives_back_the_very_events",

@@ -55,7 +55,7 @@ def test_workers_opening_a_fresh_database_together_migrate_it_once_to_the_models
     try:
         assert set(inspect(store.engine).get_table_names()) == set(TABLES)
         with store.engine.connect() as connection:
-            assert connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == ["0005"]
+            assert connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == ["0006"]
             assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
             # SQLite's pragmas and BEGIN IMMEDIATE are SQLite's only
             assert connection.execute(text("SHOW transaction_isolation")).scalar() == "read committed"
