@@ -16,8 +16,8 @@ from tests.test_ui_view import form_fields
 from ui import charts, render, seat_words, web_plugins
 from ui.backend_choice import OPEN_MODELS_ENV, SERVER, page_models
 from ui.session import SCRIPTED, LiveSession, backend_for
+from ui.setup_config import config_from_form
 from ui.setup_fields import demo_fill, question_for_protocol
-from ui.setup_panel import config_from_form
 from ui.view_model import DebateView
 
 

@@ -190,7 +190,9 @@ def test_the_set_up_form_builds_a_config_for_any_registered_protocol():
 
     from debate_core.protocols import registry
     from tests.protocols.judged_rounds import JudgedRounds
-    from ui.setup_panel import FormError, SetupForm, config_from_form
+    from ui.form_words import FormError
+    from ui.setup_config import config_from_form
+    from ui.setup_panel import SetupForm
 
     assert set(form_fields()) == set(SetupForm.__dataclass_fields__) - {"sample"}
     config = config_from_form(form_fields())
@@ -234,7 +236,8 @@ def test_choosing_the_embedded_model_writes_the_protocols_small_model_params_vis
     from tests.protocols.small_rounds import SmallRounds
     from ui.model_presets import EMBEDDED_DEFAULTS, PARAMS_LABEL, SMALL_MODELS, default_params, model_chosen
     from ui.session import SCRIPTED
-    from ui.setup_panel import _protocol_chosen, config_from_form
+    from ui.setup_config import config_from_form
+    from ui.setup_panel import _protocol_chosen
 
     registry.register(SmallRounds)
     try:

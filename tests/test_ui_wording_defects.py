@@ -75,8 +75,8 @@ def test_an_optional_field_says_so_once():
 
 
 def test_a_set_up_error_reads_as_a_sentence():
-    from ui.form_words import friendly
-    from ui.setup_panel import FormError, config_from_form
+    from ui.form_words import FormError, friendly
+    from ui.setup_config import config_from_form
 
     with pytest.raises(FormError, match=r"^the question is empty$"):
         config_from_form(form_fields(question=""))
@@ -109,7 +109,8 @@ def test_a_set_up_error_reads_as_a_sentence():
     ],
 )
 def test_a_bad_agents_value_names_the_agents_field_and_what_it_takes(agents, said):
-    from ui.setup_panel import FormError, config_from_form
+    from ui.form_words import FormError
+    from ui.setup_config import config_from_form
 
     personas = "Alex: You trust intuition.\nJenny: You are careful."  # lines that name the agents meant
     with pytest.raises(FormError, match=said):
@@ -117,7 +118,8 @@ def test_a_bad_agents_value_names_the_agents_field_and_what_it_takes(agents, sai
 
 
 def test_a_persona_line_for_nobody_names_the_personas_and_the_agents_there_are():
-    from ui.setup_panel import FormError, config_from_form
+    from ui.form_words import FormError
+    from ui.setup_config import config_from_form
 
     with pytest.raises(FormError, match=r"^Personas: the line 'Bob: b' .*\(the Agents field names Ann, Ben, Cy\)$"):
         config_from_form(form_fields(personas="Ann: a\nBob: b"))

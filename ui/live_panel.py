@@ -63,6 +63,7 @@ from ui.classroom import ROOMS, HostGate
 from ui.classroom_live import open_classroom
 from ui.classroom_panel import build_classroom
 from ui.debate_buttons import DebateButtons, build_buttons
+from ui.form_words import FormError
 from ui.live_controls import ControlGroup, control_group, firsts
 from ui.live_handlers import CONTROLS, control, raise_point, submit_words
 from ui.live_handlers import notice_html as _notice
@@ -79,7 +80,8 @@ from ui.session import (
     backend_for,
     find,
 )
-from ui.setup_panel import NO_HUMAN, FormError, SetupForm, config_from_form
+from ui.setup_config import config_from_form
+from ui.setup_panel import NO_HUMAN, SetupForm
 
 CONFIRM_S = 10.0
 TOKENS_KEY = "debate-control-tokens"  # where this browser keeps the tokens of the debates it started

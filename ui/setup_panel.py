@@ -1,8 +1,8 @@
 """The set-up form: question, agents, protocol, rules, model, seat and pacing; and the config it builds.
 
 What it does: ``build_setup()`` lays out the form and returns its components;
-``config_from_form(...)`` turns the form's values into a validated
-``DebateConfig`` or raises ``FormError`` with a message for the person; sample
+``setup_config.config_from_form(...)`` turns the form's values into a validated
+``DebateConfig`` (re-exported here); sample
 questions come from ``assets/sample_questions.json``. The protocol is any
 registered one: choosing it offers its variants, fills its parameters (JSON,
 the paper's defaults) and describes the roles the chosen variant fills;
@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
-from pydantic import ValidationError
 
 from debate_core.config import (
     DEFAULT_AGENT_NAMES,
@@ -40,20 +39,16 @@ from debate_core.config import (
     MAX_OPTIONS,
     MAX_PERSONA_LENGTH,
     MAX_QUESTION_LENGTH,
-    AgentSpec,
     DebateConfig,
-    Question,
-    SeatKind,
 )
-from debate_core.errors import ConfigError
-from debate_core.protocols.base import Protocol, RoleSpec
-from debate_core.protocols.registry import agent_limit, available, protocol_class, resolve, with_settings
+from debate_core.protocols.base import RoleSpec
+from debate_core.protocols.registry import agent_limit, available, protocol_class
 from ui import web_plugins
 from ui.backend_choice import MAX_MODEL_CHARS
-from ui.form_words import FormError, agent_names, friendly
 from ui.model_presets import PARAMS_LABEL, default_params, model_chosen, protocol_params
 from ui.session import EMBEDDED, EMBEDDED_LLAMACPP, SCRIPTED, SERVER
-from ui.setup_fields import models_box, question_context, wire_question
+from ui.setup_config import names_of, seat_roles
+from ui.setup_fields import models_box, wire_question
 
 
 def _demo() -> DebateConfig:
@@ -67,7 +62,6 @@ BUDGET_INFO = (
     "The debate ends in the turn its disclosed words reach the budget; that sentence is said whole, "
     "so the count may end a little past it (the paper's rule)."
 )
-MAX_AGENTS = 6
 OTHER_MODEL = "a model id or path"
 # What each model choice costs, said next to it (bench/embedded_pace.py measures the embedded model).
 MODEL_CHOICES = [
@@ -327,7 +321,7 @@ def _fit_agents(name: str, variant: str, agents: str, personas: str) -> list[Any
     """Fewer agents (and their personas) when the variant takes fewer (parliament: prover and critic; cot: one);
     more, named from the defaults, when it needs more than are left (tar after cot: back to three seats)."""
     limit = agent_limit(name, variant)
-    names = _names(agents)
+    names = names_of(agents)
     needed = _agents_needed(name, variant)
     if len(names) < needed:
         wanted = max(needed, min(len(DEFAULT_AGENT_NAMES), limit or len(DEFAULT_AGENT_NAMES)))
@@ -345,101 +339,10 @@ def _sample() -> tuple[str, str, str]:
     return item["question"], "\n".join(item["options"]), item["answer"]
 
 
-def _names(text: str) -> list[str]:
-    return [name.strip() for name in (text or "").split(",") if name.strip()]
-
-
-def seat_roles(protocol: str, variant: str, agents: str, roles: str = "") -> dict[str, str]:
-    """Each agent's role as the protocol will assign it (Name: role lines first, then seat order).
-
-    Empty when the protocol has no roles, or the form cannot be read yet (Start says why).
-    """
-    names = _names(agents)
-    try:
-        cls = protocol_class(protocol or DEFAULT_PROTOCOL)
-        chosen = cls(variant if variant in cls.variants else cls.default_variant(), cls.Params())
-        given = _roles(roles or "", names)
-        specs = tuple(AgentSpec(name=n, role=given.get(n)) for n in names)
-        # the base rule only: a protocol's own checks (a person needed in a seat, ...) are Start's to report
-        return Protocol.assign_roles(chosen, DebateConfig(question=_demo().question, agents=specs))
-    except (ConfigError, FormError, ValidationError):
-        return {}
-
-
 def _human_choices(
     agents: str, current: str, protocol: str = DEFAULT_PROTOCOL, variant: str = "", roles: str = ""
 ) -> Any:
-    names = _names(agents)
+    names = names_of(agents)
     role_of = seat_roles(protocol, variant, agents, roles)
     choices = [(NO_HUMAN, NO_HUMAN)] + [(f"{n} · {role_of[n]}" if n in role_of else n, n) for n in names]
     return gr.update(choices=choices, value=current if current in names else NO_HUMAN)
-
-
-def config_from_form(fields: dict[str, Any]) -> DebateConfig:
-    """A validated config from the form's values, keyed by ``SetupForm`` field names."""
-    agents, personas, human = fields["agents"], fields["personas"], fields["human"]
-    options = fields["options"]
-    names = agent_names(agents, MAX_AGENTS)  # the Agents field first: a persona line can only name a valid agent
-    persona_of: dict[str, str] = {}
-    for line in (personas or "").splitlines():
-        if not line.strip():
-            continue
-        name, sep, text = line.partition(":")
-        if not sep or name.strip() not in names:
-            raise FormError(
-                f"Personas: the line {line.strip()[:40]!r} does not start with an agent's name and a colon "
-                f"(the Agents field names {', '.join(names)})"
-            )
-        persona_of[name.strip()] = text.strip()
-    seat = {name: SeatKind.HUMAN if name == human else SeatKind.MODEL for name in names}
-    role_of = _roles(fields.get("roles") or "", names)
-    try:
-        params = json.loads(fields.get("params") or "{}")
-    except json.JSONDecodeError as error:
-        raise FormError(f"the protocol parameters are not JSON: {error.msg}") from None
-    if not isinstance(params, dict):
-        raise FormError("the protocol parameters are a JSON object, such as {}")
-    protocol = fields.get("protocol") or DEFAULT_PROTOCOL
-    try:
-        config = DebateConfig(
-            question=Question(
-                text=fields["question"],
-                options=tuple(line for line in (options or "").splitlines() if line.strip()),
-                answer=(fields["answer"] or "").strip() or None,
-                context=question_context(protocol, fields["question"]),  # the demo's case, never on the page
-            ),
-            agents=tuple(
-                AgentSpec(name=n, persona=persona_of.get(n, ""), seat=seat[n], role=role_of.get(n)) for n in names
-            ),
-            protocol=protocol,
-            variant=fields["condition"],
-            params=with_settings(  # the form's fields for the protocols that take them; the JSON wins
-                protocol,
-                params,
-                utterance_max_new_tokens=int(fields["utterance_tokens"]),
-                prompt_layout=fields["layout"],
-            ),
-            token_budget=int(fields["budget"]),
-            temperature=float(fields["temperature"]),
-            seed=int(fields["seed"] or 0),
-            max_new_tokens=int(fields.get("plan_tokens") or 1024),
-        )
-        resolved, chosen = resolve(config)  # the protocol's own checks: variant, parameters
-        chosen.assign_roles(resolved)  # and its roles: how many agents, who may be a person
-    except ValidationError as error:
-        raise FormError(friendly(error.errors()[0], names)) from None
-    except ConfigError as error:
-        raise FormError(str(error)) from None
-    return config
-
-
-def _roles(text: str, names: list[str]) -> dict[str, str]:
-    roles: dict[str, str] = {}
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        name, sep, role = line.partition(":")
-        if not sep or name.strip() not in names or not role.strip():
-            raise FormError(f"role line {line.strip()[:40]!r} must read Name: role, with one of the agents' names")
-        roles[name.strip()] = role.strip()
-    return roles

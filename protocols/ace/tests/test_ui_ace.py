@@ -16,7 +16,8 @@ from protocols.ace.events import AnalysisMade
 from tests.conftest import QUESTION
 from ui import render, seat_form
 from ui.session import SCRIPTED, LiveSession, backend_for
-from ui.setup_panel import _fit_agents, _human_choices, _protocol_chosen, _roles_info, config_from_form, seat_roles
+from ui.setup_config import config_from_form, seat_roles
+from ui.setup_panel import _fit_agents, _human_choices, _protocol_chosen, _roles_info
 from ui.view_model import DebateView, unit_gaps
 
 HOSTILE = '<script>window.x=1</script> <img src=x onerror="alert(1)"> & "quotes"'

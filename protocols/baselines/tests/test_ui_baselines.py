@@ -31,7 +31,8 @@ from protocols.baselines.forms import ASKED
 from tests.conftest import HANG_GUARD_S, QUESTION
 from ui import render, render_rounds, seat_form
 from ui.session import SCRIPTED, LiveSession, backend_for
-from ui.setup_panel import _fit_agents, _human_choices, _protocol_chosen, config_from_form, seat_roles
+from ui.setup_config import config_from_form, seat_roles
+from ui.setup_panel import _fit_agents, _human_choices, _protocol_chosen
 from ui.view_model import DebateView
 
 ROOT = Path(__file__).resolve().parents[3]

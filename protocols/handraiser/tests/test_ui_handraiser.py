@@ -18,9 +18,10 @@ from debate_core.kernel.human import HumanRequest
 from protocols.handraiser.demo import ANSWERING
 from tests.conftest import HANG_GUARD_S, QUESTION
 from ui import render, seat_form, seat_words
+from ui.form_words import FormError
 from ui.seat_state import seat_state_html
 from ui.session import SCRIPTED, LiveSession, backend_for
-from ui.setup_panel import FormError, config_from_form, seat_roles
+from ui.setup_config import config_from_form, seat_roles
 from ui.view_model import DebateView, Line, Utterance, unit_gaps
 
 MODERATOR = "Jenny"

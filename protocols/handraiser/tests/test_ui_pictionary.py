@@ -8,7 +8,7 @@ from protocols.handraiser.pictionary.forms import GUESS_SENTENCE
 from protocols.handraiser.tests.test_ui_handraiser import wait
 from ui import render, seat_words
 from ui.session import SCRIPTED, LiveSession, backend_for
-from ui.setup_panel import seat_roles
+from ui.setup_config import seat_roles
 
 GUESSER = "Chris"
 

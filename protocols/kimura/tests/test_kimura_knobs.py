@@ -120,7 +120,7 @@ def test_a_knob_given_twice_with_two_values_is_refused(tmp_path):
 
 def test_the_web_form_sets_kimuras_parameters_and_its_json_wins():
     from tests.test_ui_view import form_fields
-    from ui.setup_panel import config_from_form
+    from ui.setup_config import config_from_form
 
     config = config_from_form(form_fields())
     assert config.params == {"utterance_max_new_tokens": 80, "prompt_layout": "cached"}

@@ -21,7 +21,8 @@ from tests.conftest import QUESTION
 from ui import render, seat_form
 from ui.live_stream import Drawn, LiveView, updates
 from ui.session import SCRIPTED, LiveSession, backend_for
-from ui.setup_panel import _human_choices, _protocol_chosen, _roles_info, config_from_form
+from ui.setup_config import config_from_form
+from ui.setup_panel import _human_choices, _protocol_chosen, _roles_info
 from ui.view_model import DebateView
 
 HOSTILE = '<script>window.x=1</script> <img src=x onerror="alert(1)"> & "quotes"'
