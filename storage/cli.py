@@ -191,8 +191,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for written in store.export_csv([debate_id], args.csv):
                     console.print(f"wrote {written}")
         else:
-            debate_id = store.import_json(args.file)
-            console.print(f"imported debate {debate_id}")
+            imported = store.import_transcript(args.file)
+            console.print(f"imported debate {imported.debate_id}" + (" and its classroom" if imported.classroom else ""))
+            if imported.classroom_problem is not None:  # the debate is in; its malformed classroom part is not
+                why = clean(imported.classroom_problem)
+                console.print(Text(f"warning: its classroom record was left out: {why}", style="yellow"))
     except (KeyError, TranscriptError) as error:
         message = error.args[0] if error.args else str(error)
         console.print(Text(f"error: {clean(str(message))}", style="red"))

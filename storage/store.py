@@ -11,7 +11,7 @@ recording process has died as ``incomplete``. Then:
   objects the engine emitted (``reading``), so live view and replay share one
   code path; ``debate_params(experiment_id)``: the protocol parameters each
   finished debate of an experiment ran with, in one query;
-* ``export_json`` / ``import_json`` / ``export_csv``: see ``transfer``;
+* ``export_json`` / ``import_json`` / ``import_transcript`` / ``export_csv``: see ``transfer``;
 * ``experiments``: the experiment harness's tables (see ``experiments``);
 * ``cells(experiment_id)``: a study's cells as workers claim them (``cells``);
 * ``save_classroom`` / ``classroom``: what a classroom added to a debate (who
@@ -276,6 +276,10 @@ class Store:
 
     def import_json(self, path: str | Path) -> str:
         return transfer.import_json(self.engine, Path(path))
+
+    def import_transcript(self, path: str | Path) -> transfer.Imported:
+        """``import_json``, saying also whether the debate's classroom record came with it (or why not)."""
+        return transfer.import_transcript(self.engine, Path(path))
 
     def export_csv(self, debate_ids: Iterable[str], folder: str | Path) -> list[Path]:
         return transfer.export_csv(self.engine, list(debate_ids), Path(folder))

@@ -25,12 +25,22 @@ and the protocol's own (who may speak, interrupt or decide; why it can end).
 A transcript that fails is refused naming the first impossible event: its
 index (its seq), its type and why.
 
-What it does not do: write anything (``transfer.import_json`` does).
+``read_document(path)`` reads the same and, when the file has one, its
+``classroom`` part (a classroom debate's record: who held which seat, every
+poll's tally; ``storage.classroom``), checked by ``check_classroom`` with the
+same string rules, strictly against the record's schema (display names only:
+a field it does not declare, such as a token, is refused) and against its
+debate (the same debate id, seats of its agents, turns it reached). A
+malformed classroom part does not cost the debate: it is left out, with the
+reason (``Transcript.classroom_problem``). A file without one reads as before.
+
+What it does not do: write anything (``transfer.import_transcript`` does).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +62,7 @@ from debate_core.events import (
 from debate_core.events import registry as event_registry
 from debate_core.protocols.consistency import stream_checker
 from debate_core.text import clean
+from storage.classroom import ClassroomRecord
 
 FORMAT = "interruptible-debate"
 READABLE_VERSIONS = (1, EVENT_SCHEMA_VERSION)
@@ -74,6 +85,15 @@ def _refers(kind: str) -> bool:
 
 class TranscriptError(ValueError):
     """A transcript file was refused; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """A transcript file, checked: its events, and its classroom record when it came with a readable one."""
+
+    events: list[Event]
+    classroom: ClassroomRecord | None = None
+    classroom_problem: str | None = None  # why the file's classroom part was left out (None: none was)
 
 
 def _read_bounded(path: Path) -> bytes:
@@ -137,11 +157,11 @@ def _validated(raw_events: list[Any]) -> list[Event]:
     return events
 
 
-def _plain(error: Any) -> str:
+def _plain(error: Any, what: str = "this event") -> str:
     """A validation error in plain words (not pydantic's)."""
     kind = error.get("type", "")
     if kind == "extra_forbidden":
-        return "is not a field of this event"
+        return f"is not a field of {what}"
     if kind == "missing":
         return "is missing"
     if kind == "union_tag_invalid":
@@ -203,8 +223,47 @@ def _impossible(error: ImpossibleEvent) -> str:
     return f"events[{error.seq}] ({error.event_type}) cannot have happened: {error.why}"
 
 
+def check_classroom(raw: Any, events: list[Event]) -> ClassroomRecord:
+    """A transcript's classroom part, checked (see the module docstring); else ``TranscriptError`` saying why."""
+    if not isinstance(raw, dict):
+        raise TranscriptError("classroom is not a JSON object")
+    try:
+        record = ClassroomRecord.model_validate_json(json.dumps(_cleaned(raw, "classroom")), strict=True)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"])
+        raise TranscriptError(f"classroom{where} {_plain(first, 'a classroom record')}") from None
+    started, last = events[0], events[-1].turn
+    assert isinstance(started, DebateStarted)
+    if record.debate_id != started.debate_id:
+        raise TranscriptError("classroom.debate_id is not the id of the transcript's debate")
+    agents = set(started.config.agent_names)
+    for index, holding in enumerate(record.seats):
+        where = f"classroom.seats[{index}]"
+        if holding.agent not in agents:
+            raise TranscriptError(f"{where} names {holding.agent!r}, who is not one of the debate's agents")
+        _spans(where, holding.from_turn, holding.to_turn, last)
+        if holding.until is not None and holding.until < holding.since:
+            raise TranscriptError(f"{where} ends before it began")
+    for index, poll in enumerate(record.polls):
+        _spans(f"classroom.polls[{index}]", poll.from_turn, poll.to_turn, last)
+        if poll.closed_at is not None and poll.closed_at < poll.opened_at:
+            raise TranscriptError(f"classroom.polls[{index}] closes before it opened")
+    return record
+
+
+def _spans(where: str, first: int, until: int | None, last: int) -> None:
+    if first > last or (until is not None and not first <= until <= last):
+        raise TranscriptError(f"{where} spans turns the debate did not reach (it ended at turn {last})")
+
+
 def read_transcript(path: Path) -> list[Event]:
-    """Parse and check a transcript file; raise ``TranscriptError`` naming the problem."""
+    """Parse and check a transcript file's events; raise ``TranscriptError`` naming the problem."""
+    return read_document(path).events
+
+
+def read_document(path: Path) -> Transcript:
+    """Parse and check a transcript file and its classroom part (see the module docstring)."""
     document = _parse(path, _read_bounded(path))
     if not isinstance(document, dict):
         raise TranscriptError("a transcript is a JSON object with format, schema_version and events")
@@ -219,4 +278,10 @@ def read_transcript(path: Path) -> list[Event]:
         raise TranscriptError("events must be a non-empty list")
     events = _validated(_cleaned(raw_events, "events"))
     check_meaning(events, _cleaned(document.get("debate_id"), "debate_id"))
-    return events
+    raw_classroom = document.get("classroom")
+    if raw_classroom is None:  # a debate no class joined, or a file from before classroom records were exported
+        return Transcript(events)
+    try:
+        return Transcript(events, check_classroom(raw_classroom, events))
+    except TranscriptError as error:
+        return Transcript(events, classroom_problem=str(error))

@@ -4,15 +4,22 @@ What it does:
 
 * ``export_json`` writes ``{"format": "interruptible-debate", "schema_version":
   2, "debate_id": ..., "events": [...]}`` (the events as the engine's objects
-  give them: an old debate is exported in today's schema), through a scratch
-  file renamed into place; ``safe_file_name`` makes a file name from an id;
-* ``import_json`` reads such a file back (schema 1 or 2), **checking
-  everything before writing anything** (``transcript.read_transcript``: size,
+  give them: an old debate is exported in today's schema), and, for a debate
+  a class joined, ``"classroom": {...}``: the stored classroom record (who
+  held which seat when, every poll's tally; display names only), through a
+  scratch file renamed into place; ``safe_file_name`` makes a file name from
+  an id;
+* ``import_transcript`` reads such a file back (schema 1 or 2), **checking
+  everything before writing anything** (``transcript.read_document``: size,
   JSON, format and version, strings, every event's shape and values, the
-  stream's meaning) and a debate id not already in the store. Then it writes
-  the whole debate in one transaction, rows added in bulk: any failure leaves
-  the store as it was. Errors are ``TranscriptError`` with a message that
-  says what is wrong and where;
+  stream's meaning, the classroom part) and a debate id not already in the
+  store. Then it writes the whole debate, with its classroom record, in one
+  transaction, rows added in bulk: any failure leaves the store as it was.
+  Errors are ``TranscriptError`` with a message that says what is wrong and
+  where. A malformed classroom part is left out and the debate imported:
+  ``Imported.classroom_problem`` says why (a file without one, from before
+  classroom records were exported, imports as before). ``import_json`` is
+  the same, giving the debate's id;
 * ``export_csv`` writes ``plans.csv`` (one row per agent per turn),
   ``disclosures.csv`` (one row per disclosed unit) and ``utterances.csv``
   (one row per utterance: its whole text, the units disclosed and the units
@@ -28,6 +35,8 @@ import json
 import os
 import re
 import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +47,9 @@ from sqlalchemy.orm import Session
 from debate_core.events import EVENT_SCHEMA_VERSION, DebateEnded, DebateStarted, event_to_dict
 from debate_core.status import DebateStatus
 from storage.db import writer
-from storage.models import DebateRow, DisclosureRow, PlanRow, UtteranceRow
+from storage.models import ClassroomRow, DebateRow, DisclosureRow, PlanRow, UtteranceRow
 from storage.reading import read_events
-from storage.transcript import FORMAT, TranscriptError, read_transcript
+from storage.transcript import FORMAT, TranscriptError, read_document
 from storage.writer import Writer, debate_row, participant_rows
 
 SCHEMA_VERSION = EVENT_SCHEMA_VERSION
@@ -53,14 +62,28 @@ def safe_file_name(debate_id: str, suffix: str) -> str:
     return f"{name}{suffix}"
 
 
+@dataclass(frozen=True)
+class Imported:
+    """What ``import_transcript`` wrote: the debate, whether its classroom record came with it, and why a
+    classroom part the file had was left out (None: none was)."""
+
+    debate_id: str
+    classroom: bool = False
+    classroom_problem: str | None = None
+
+
 def export_json(engine: Engine, debate_id: str, path: Path) -> Path:
     events = read_events(engine, debate_id)
-    document = {
+    document: dict[str, Any] = {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
         "debate_id": debate_id,
         "events": [event_to_dict(event) for event in events],
     }
+    with Session(engine) as session:
+        classroom = session.get(ClassroomRow, debate_id)
+        if classroom is not None:
+            document["classroom"] = dict(classroom.record)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, scratch = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -74,7 +97,12 @@ def export_json(engine: Engine, debate_id: str, path: Path) -> Path:
 
 
 def import_json(engine: Engine, path: Path) -> str:
-    events = read_transcript(path)
+    return import_transcript(engine, path).debate_id
+
+
+def import_transcript(engine: Engine, path: Path) -> Imported:
+    transcript = read_document(path)
+    events = transcript.events
     started = events[0]
     assert isinstance(started, DebateStarted)
     ended = events[-1] if isinstance(events[-1], DebateEnded) else None
@@ -99,7 +127,10 @@ def import_json(engine: Engine, path: Path) -> str:
                 setattr(row, key, value)
         else:
             row.error = "the transcript ends before the debate did"
-    return started.debate_id
+        if transcript.classroom is not None:
+            record = transcript.classroom.model_dump(mode="json")
+            session.add(ClassroomRow(debate_id=started.debate_id, saved_at=datetime.now(UTC), record=record))
+    return Imported(started.debate_id, transcript.classroom is not None, transcript.classroom_problem)
 
 
 PLAN_COLUMNS = (

@@ -227,11 +227,15 @@ def build_replay(store: Any, library: StudyLibrary | None = None) -> ReplayPanel
         if not path:
             return [gr.skip()] * 4
         try:
-            debate_id = store.import_json(path)
+            imported = store.import_transcript(path)
         except TranscriptError as error:
             note = f'<span class="bad">Not imported (nothing was written): {render.escape(str(error))}</span>'
             return [note, gr.skip(), gr.skip(), gr.skip()]
+        debate_id = imported.debate_id
         note = f'<span class="ok">Imported debate {render.escape(debate_id)}. Press Open to play it back.</span>'
+        if imported.classroom_problem is not None:  # the debate is in; its malformed classroom part is not
+            why = render.escape(imported.classroom_problem)
+            note += f' <span class="bad">Its classroom record was left out: {why}</span>'
         return [note, *listing("", "any", debate_id), APP]
 
     upload.upload(

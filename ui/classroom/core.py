@@ -191,6 +191,26 @@ class RoomCore:
         self._dirty = True
         return person
 
+    def _joined(self, person: object) -> Person:
+        """A joined person by public id (the host's roster and hands name people by it)."""
+        chosen = self._people.get(person) if isinstance(person, str) else None
+        if chosen is None:
+            raise Invalid("There is no such person in this debate.")
+        return chosen
+
+    def _free_for(self, seat: Seat) -> None:
+        if seat.holder is not None:
+            raise Conflict(f"{seat.agent}'s seat is held by {seat.holder.name}; free it first.")
+
+    def _give(self, seat: Seat, person: Person, fallback: Fallback | str | None) -> None:
+        """The host seats ``person`` in ``seat``: refused when the seat is held or the person holds one."""
+        self._free_for(seat)
+        if person.seat is not None:
+            raise Conflict(f"{person.name} already holds {person.seat}'s seat.")
+        if fallback is not None:
+            seat.fallback = Fallback(fallback)
+        self._sit(seat, person)
+
     def _sit(self, seat: Seat, person: Person) -> None:
         seat.state, seat.holder, person.seat = SeatState.HELD, person, seat.agent
         person.hand_at = person.hand_seat = None

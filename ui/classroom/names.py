@@ -19,9 +19,9 @@ import html
 import unicodedata
 from collections.abc import Collection
 
+from storage.classroom import MAX_NAME_CHARS  # the bound the stored record holds it to
 from ui.classroom.roles import Invalid
 
-MAX_NAME_CHARS = 40
 MAX_INPUT_CHARS = 1_000  # longer input is refused before any work is done on it
 _DROPPED = ("C",)  # Unicode categories Cc, Cf, Cs, Co, Cn
 

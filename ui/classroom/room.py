@@ -202,23 +202,31 @@ class Room(RoomCore):
         with self._guarded(mutating=True):
             self._check(host_token, Action.ASSIGN, None)
             seat = self._seat(agent)
-            if seat.holder is not None:
-                raise Conflict(f"{agent}'s seat is held by {seat.holder.name}; free it first.")
-            token: str | None = None
             if person is not None:
-                chosen = self._people.get(person) if isinstance(person, str) else None
-                if chosen is None:
-                    raise Invalid("There is no such person in this debate.")
-                if chosen.seat is not None:
-                    raise Conflict(f"{chosen.name} already holds {chosen.seat}'s seat.")
-            else:
-                name = clean_name(display_name)
-                token = new_token()
-                chosen = self._new_person(token, name)
-            if fallback is not None:
-                seat.fallback = Fallback(fallback)
-            self._sit(seat, chosen)
+                self._give(seat, self._joined(person), fallback)
+                return None
+            self._free_for(seat)
+            name = clean_name(display_name)
+            token = new_token()
+            self._give(seat, self._new_person(token, name), fallback)
             return token
+
+    def grant(self, host_token: object, person: str, agent: str | None = None) -> str:
+        """The host turns a raised hand into a seat: the seat the hand asks for, else ``agent``; the seat given.
+
+        The person's own token (in their browser only) now holds it, as with ``assign(person=...)``.
+        """
+        with self._guarded(mutating=True):
+            self._check(host_token, Action.ASSIGN, None)
+            chosen = self._joined(person)
+            if chosen.hand_at is None:
+                raise Conflict(f"{chosen.name}'s hand is not up.")
+            wanted = chosen.hand_seat or agent
+            if wanted is None:
+                raise Invalid(f"{chosen.name} asks for any seat: pick the seat to give.")
+            seat = self._seat(wanted)
+            self._give(seat, chosen, None)
+            return seat.agent
 
     def free_seat(self, host_token: object, agent: str, fallback: Fallback | str = Fallback.MODEL) -> None:
         """Take ``agent``'s seat from whoever holds it (host only): ``model`` hands it back to a model (closed
