@@ -192,7 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     console.print(f"wrote {written}")
         else:
             imported = store.import_transcript(args.file)
-            console.print(f"imported debate {imported.debate_id}" + (" and its classroom" if imported.classroom else ""))
+            with_class = " and its classroom record" if imported.classroom else ""
+            console.print(f"imported debate {imported.debate_id}{with_class}")
             if imported.classroom_problem is not None:  # the debate is in; its malformed classroom part is not
                 why = clean(imported.classroom_problem)
                 console.print(Text(f"warning: its classroom record was left out: {why}", style="yellow"))

@@ -157,6 +157,6 @@ def host_updates(room: Room, host: bool, link: str, poll: PollResult | None) -> 
         "roster": (roster_html(room) if host else "",) * 2,
         "seats": (seats, gr.update(choices=seats)),
         "hands": (hands, gr.update(choices=hands, value=hands[0][1] if hands else None)),
-        "members": (audience, gr.update(choices=audience)),  # the host picks the person by name
+        "members": (audience, gr.update(choices=audience, value=None)),  # the host picks the person by name
         "close-poll": (closable, gr.update(interactive=closable)),
     }
