@@ -128,3 +128,18 @@ def test_an_export_without_a_classroom_part_imports_as_before(exported, tmp_path
         assert record_html(target.classroom(document["debate_id"]), 3) == ""
     finally:
         target.close()
+
+
+def test_the_command_line_imports_the_debate_and_warns_of_a_malformed_classroom_part(exported, tmp_path, capsys):
+    from storage.cli import main
+
+    document, _, _ = exported
+    broken = copy.deepcopy(document)
+    broken["classroom"]["seats"][0]["token"] = "x" * 43
+    db = str(tmp_path / "cli.sqlite3")
+    assert main(["--db", db, "import", str(write(tmp_path, broken))]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"imported debate {document['debate_id']}" in said
+    assert "its classroom record was left out: classroom.seats[0].token is not a field" in said
+    assert main(["--db", db + "2", "import", str(write(tmp_path, document, "ok.json"))]) == 0
+    assert "and its classroom record" in capsys.readouterr().out

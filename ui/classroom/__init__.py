@@ -7,12 +7,14 @@ its browser holds (``authorize``; ``Forbidden``, ``Conflict``, ``Invalid``
 in ``roles``); ``Rooms`` (``rooms``) keeps join codes unique among open
 rooms; ``polls`` holds the audience's polls, ``names`` cleans display
 names, ``tokens`` makes and checks the secrets, ``records`` is what the
-transcript keeps (``ClassroomRecord``, display names only), ``host_gate``
+transcript keeps (``ClassroomRecord``, display names only; its schema is the
+store's, ``storage.classroom``), ``host_gate``
 is the optional host password and ``qr`` draws the join link as a QR code.
 docs/classroom.md says how the roles and secrets work.
 
 What it does not do: import Gradio or draw anything, run the debate
-(``ui.session``), or store anything (``storage``).
+(``ui.session``), or store anything (``storage``: it only reads the record's
+schema from there).
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ from the page is trusted. Tokens are kept as digests and never logged.
 
 Seats: a model sits in each until the host opens it (``open_seat``); a person
 takes an open seat (``take_seat``: one person per seat, one seat per person) or
-the host gives it (``assign``, also to a raised hand); the host frees it
+the host gives it (``assign``: to anyone who joined, by public id; ``grant``: a
+raised hand the seat it asks for); the host frees it
 (``free_seat``: a model takes it, or it stays open and its turns pass). A
 browser that reloads re-attaches with its token (``attach``, ``heartbeat``); a
 person whose page went away (``disconnect``) or stopped sending heartbeats for
