@@ -22,6 +22,7 @@ from typing import Any
 import gradio as gr
 
 from storage import Store
+from ui import cheap_skips
 from ui.analysis_panel import build_analysis
 from ui.classroom import HOST_PASSWORD_ENV, HostGate, resolve_host_password
 from ui.debate_buttons import build_buttons
@@ -46,6 +47,7 @@ def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S, host_password: 
     (and how long a seated person who left keeps their seat); ``host_password``: only who types it may start a
     debate (None: anyone may; joining never needs it)."""
     gate = HostGate(host_password)
+    cheap_skips.install()  # an output left alone costs nothing (every live page skips most of its outputs)
     library = StudyLibrary(store)  # the app's store and the studies committed under docs/studies (read-only)
     with gr.Blocks(title=TITLE) as app:
         gr.Markdown(
