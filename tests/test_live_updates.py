@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 
 import gradio as gr
 import pytest
@@ -112,6 +113,18 @@ def test_a_plot_is_sent_again_only_when_its_data_changed():
         for plot, name in zip(plots, charts.FIGURES, strict=True):
             assert (sent[plot] != gr.skip()) == (keys[name] != now[name]), name
     assert live_cache.shared(live).figure("history", live.view) is live_cache.shared(live).figure("history", live.view)
+
+
+def test_a_plot_sent_to_a_live_page_is_the_figure_the_replay_draws():
+    """The live page's plot JSON carries the page's template made once (``charts.figure_json``), and is the
+    same figure, template included, as the one drawn with it (``FIGURES[name](view)``) at every step."""
+    live, events = _session()
+    for _ in range(6):
+        _feed(live, events, 2)
+        for name, draw in charts.FIGURES.items():
+            sent = json.loads(charts.figure_json(name, live.view))
+            assert sent == json.loads(draw(live.view).to_json()), name
+            assert sent["layout"]["template"]["layout"]["plot_bgcolor"] == "white"  # plotly_white, as drawn
 
 
 def test_a_page_that_has_not_taken_its_last_update_gets_the_latest_state_merged_in_one():

@@ -142,6 +142,6 @@ class Shared:
         memo = self._figures.get(name)
         if memo is not None and memo[0] == key:
             return memo[1]
-        plot = PlotData(type="plotly", plot=charts.FIGURES[name](view).to_json())
+        plot = PlotData(type="plotly", plot=charts.figure_json(name, view))
         self._figures[name] = (key, plot)
         return plot
