@@ -39,7 +39,8 @@ wall clock, read back from the store) to the client, as p50/p95/max over the
 first and over the last quarter of each debate's sentences, every page
 pooled; how many (sentence, page) pairs arrived; the server's CPU (its
 process's user and system time over the debates' wall time, 100 % = one
-core) and the machine's load average. A sentence disclosed before a page
+core; and that time per page update, every page's heartbeats included: less
+sensitive to the machine's other load) and the machine's load average. A sentence disclosed before a page
 had its first update is not counted for that page.
 
     python bench/classroom.py --viewers 1,10,40
@@ -653,6 +654,7 @@ def report(outcome: Outcome) -> str:
         f"{who} · {outcome.sentences} sentences · first quarter {ms(outcome.first)} · "
         f"last quarter {ms(outcome.last)}{worst} · arrived {outcome.arrived}/{outcome.expected} · "
         f"{outcome.updates} updates{seats} · server CPU {100 * outcome.cpu / max(outcome.wall, 1e-9):.0f} % of a core "
+        f"({1000 * outcome.cpu / max(outcome.updates, 1):.1f} ms per page update, heartbeats included) "
         f"over {outcome.wall:.0f} s (the clients' {100 * outcome.client_cpu / max(outcome.wall, 1e-9):.0f} %) · "
         f"load average {os.getloadavg()[0]:.2f}"
     )
