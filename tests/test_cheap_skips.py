@@ -1,6 +1,6 @@
 """An output an event leaves alone (``gr.skip()``) costs the server nothing, and the page is sent the same.
 
-A live page's update has 39 outputs and a classroom heartbeat 14, most of them skipped; Gradio 6 rebuilt
+A live page's update has 39 outputs and a classroom heartbeat 18, most of them skipped; Gradio 6 rebuilt
 every skipped component on every update (issue #30: forty watching pages kept a core busy). With
 ``ui.cheap_skips`` installed, a skipped output is passed through untouched, and every other output is
 post-processed by Gradio exactly as before.

@@ -7,9 +7,9 @@ and only the other outputs go through Gradio's own post-processing. Gradio
 6.31 treats a bare skip as a property update: it builds a new component from
 the old one's constructor arguments and its configuration twice, for
 nothing (the page is sent ``{"__type__": "update"}`` all the same). That
-cost about 1.5 ms per skipped output on the project's machine: a live page's
-update has 39 outputs, mostly skipped (60 ms), and a classroom heartbeat 14
-(21 ms), forty pages, every second. What a page is sent is unchanged: the
+cost 0.4-1.5 ms per skipped output on the project's machine (as loaded): a
+live page's update has 39 outputs, mostly skipped (24-60 ms), and a
+classroom heartbeat 18 (7-21 ms), forty pages, every second. What a page is sent is unchanged: the
 same skip in the same place, and the other outputs exactly as Gradio makes
 them. Stateful outputs (``gr.State``, ``gr.BrowserState``), batched and
 validator events, and a result that is not one value per output go through
