@@ -94,7 +94,8 @@ def _feed(live: LiveSession, events, count: int) -> int:
     return taken
 
 
-def test_a_plot_is_sent_again_only_when_its_data_changed():
+def test_a_plot_is_sent_again_only_when_its_data_changed(monkeypatch):
+    monkeypatch.setattr(live_cache, "FIGURE_EVERY_S", 0.0)  # every change rebuilt (the interval: tested below)
     live, events = _session()
     view, drawn = _view(), Drawn()
     plots = [view.urgency, view.trajectory, view.history]
@@ -112,7 +113,66 @@ def test_a_plot_is_sent_again_only_when_its_data_changed():
         assert sent[view.delta] != gr.skip()
         for plot, name in zip(plots, charts.FIGURES, strict=True):
             assert (sent[plot] != gr.skip()) == (keys[name] != now[name]), name
-    assert live_cache.shared(live).figure("history", live.view) is live_cache.shared(live).figure("history", live.view)
+    cache = live_cache.shared(live)
+    assert cache.figure("history", live.view)[1] is cache.figure("history", live.view)[1]
+
+
+def test_a_debates_plot_is_built_at_most_once_an_interval_and_its_latest_data_always_comes():
+    """Every page of a running debate shares one build of a plot a ``FIGURE_EVERY_S``: a change sooner
+    gives the last build with its older key (the page stays behind and asks again), a change after the
+    interval is built; once the debate has ended or is paused the latest data is built at once."""
+    live, events = _session()
+    now = [100.0]
+    cache = live_cache.Shared(clock=lambda: now[0])
+    built: list[str] = []
+    real = charts.figure_json
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(charts, "figure_json", lambda name, view: built.append(name) or real(name, view))
+        _feed(live, events, 3)
+        first_key, first = cache.figure("history", live.view)
+        assert first_key == charts.figure_keys(live.view)["history"] and built == ["history"]
+        while charts.figure_keys(live.view)["history"] == first_key:
+            _feed(live, events, 1)
+        now[0] += live_cache.FIGURE_EVERY_S / 2  # a change within the interval: the same build, its old key
+        assert cache.figure("history", live.view) == (first_key, first) and built == ["history"]
+        now[0] += live_cache.FIGURE_EVERY_S / 2  # the interval has passed: the latest data, built once
+        key, plot = cache.figure("history", live.view)
+        assert key == charts.figure_keys(live.view)["history"] != first_key and plot is not first
+        assert cache.figure("history", live.view)[1] is plot and built == ["history"] * 2
+        while charts.figure_keys(live.view)["history"] == key:
+            _feed(live, events, 1)
+        # settled (ended, paused): the last state at once, however soon
+        last_key, last = cache.figure("history", live.view, settled=True)
+        assert last_key == charts.figure_keys(live.view)["history"] != key and built == ["history"] * 3
+        assert json.loads(last.plot) == json.loads(real("history", live.view))
+
+
+def test_a_page_behind_the_shared_build_gets_the_latest_plot_when_the_interval_has_passed():
+    """Two quick changes: the page is sent the plot once in the interval, then (asking again, as its stream
+    does while it is behind) the latest data; the paused debate's plot is its latest data at once."""
+    now = [0.0]
+    live, events = _session()
+    live_cache.shared(live).clock = lambda: now[0]
+    view = _view()
+    drawn = Drawn()
+    _feed(live, events, 3)
+    sent = dict(zip(view.outputs(), updates(live, drawn, view), strict=True))
+    assert sent[view.history] != gr.skip()
+    held = drawn.figures["history"]
+    while charts.figure_keys(live.view)["history"] == held:
+        _feed(live, events, 1)
+    sent = dict(zip(view.outputs(), updates(live, drawn, view), strict=True))
+    assert sent[view.history] == gr.skip() and drawn.figures["history"] == held  # within the interval
+    now[0] += live_cache.FIGURE_EVERY_S
+    sent = dict(zip(view.outputs(), updates(live, drawn, view), strict=True))
+    latest = charts.figure_keys(live.view)["history"]
+    assert sent[view.history] != gr.skip() and drawn.figures["history"] == latest
+    assert json.loads(sent[view.history].plot) == json.loads(charts.figure_json("history", live.view))
+    while charts.figure_keys(live.view)["history"] == latest:
+        _feed(live, events, 1)
+    live.status = "paused"
+    sent = dict(zip(view.outputs(), updates(live, drawn, view), strict=True))
+    assert sent[view.history] != gr.skip() and drawn.figures["history"] == charts.figure_keys(live.view)["history"]
 
 
 def test_a_plot_sent_to_a_live_page_is_the_figure_the_replay_draws():

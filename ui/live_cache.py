@@ -18,9 +18,17 @@ change costs its new sentence, not the whole debate:
 - ``Shared.texts(view, audience)``: the question card, the budget, the plans,
   the result, the answers per round and the side panels, drawn once per
   version of the session for each display.
-- ``Shared.figure(name, view)``: a plot as Gradio's ``PlotData`` (its plotly
-  JSON), built once for the data behind it (``charts.figure_keys``), however
-  many pages show it; ``keys(view)`` says which data each page should hold.
+- ``Shared.figure(name, view, settled)``: a plot as Gradio's ``PlotData`` (its
+  plotly JSON) with the data key it was built from (``charts.figure_keys``),
+  built once for that data however many pages show it, and **at most once a
+  ``FIGURE_EVERY_S``** while the debate runs: a plot asked for sooner after
+  its last build is that build, with its older key, so the page stays behind
+  and asks again when the interval has passed (the latest data is always
+  drawn, within an interval). ``settled`` (the debate has ended or is paused)
+  builds from the latest data at once. Plotly is most of a live debate's
+  cost: ten debates at once, each with a few pages, rebuilt every plot about
+  every sentence, once per page's own timer. ``keys(view)`` says which data
+  each page should hold.
 
 Every method is called under the session's lock (``LiveSession.lock``),
 which also guards the view being drawn. A ``Shared`` holds no reference to
@@ -32,8 +40,9 @@ What it does not do: decide what a page is sent (``live_stream``), draw
 
 from __future__ import annotations
 
+import time
 import weakref
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +51,10 @@ from ui import charts, render, web_plugins
 if TYPE_CHECKING:
     from ui.session import LiveSession
     from ui.view_model import DebateView, Line
+
+# A debate's plot is built at most this often while the debate runs (``Shared.figure``); sentences and texts
+# are never held back.
+FIGURE_EVERY_S = 1.0
 
 _SHARED: weakref.WeakKeyDictionary[LiveSession, Shared] = weakref.WeakKeyDictionary()
 
@@ -86,8 +99,9 @@ class Shared:
     _lines: dict[tuple[int, bool], tuple[Line, tuple[Any, ...] | None, str]] = field(default_factory=dict)
     _drawn: dict[bool, tuple[int, list[str]]] = field(default_factory=dict)
     _texts: dict[bool, tuple[int, dict[str, str]]] = field(default_factory=dict)
-    _figures: dict[str, tuple[Hashable, Any]] = field(default_factory=dict)
+    _figures: dict[str, tuple[Hashable, Any, float]] = field(default_factory=dict)
     _interned: dict[str, str] = field(default_factory=dict)
+    clock: Callable[[], float] = time.monotonic  # when a figure was built (a test's own clock)
 
     def lines(self, view: DebateView, discarded: bool, version: int) -> list[str]:
         """The transcript lines (``render.transcript_lines``), unchanged ones as the same objects as before;
@@ -134,14 +148,17 @@ class Shared:
         """What each figure is drawn from now (``charts.figure_keys``)."""
         return charts.figure_keys(view)
 
-    def figure(self, name: str, view: DebateView) -> Any:
-        """The figure ``name`` of ``charts.FIGURES`` as Gradio's ``PlotData``, built once per data key."""
+    def figure(self, name: str, view: DebateView, settled: bool = False) -> tuple[Hashable, Any]:
+        """The figure ``name`` of ``charts.FIGURES`` as Gradio's ``PlotData``, with the data key it was built
+        from: built once per data key, and at most once a ``FIGURE_EVERY_S`` unless ``settled`` (the debate
+        has ended or is paused: the latest data at once)."""
         from gradio.components.plot import PlotData
 
         key = charts.figure_keys(view)[name]
         memo = self._figures.get(name)
-        if memo is not None and memo[0] == key:
-            return memo[1]
+        now = self.clock()
+        if memo is not None and (memo[0] == key or (not settled and now - memo[2] < FIGURE_EVERY_S)):
+            return memo[0], memo[1]
         plot = PlotData(type="plotly", plot=charts.figure_json(name, view))
-        self._figures[name] = (key, plot)
-        return plot
+        self._figures[name] = (key, plot, now)
+        return key, plot

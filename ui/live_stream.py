@@ -15,7 +15,8 @@ component receives only the lines from the first one that changed (usually
 the last: a speech that grew by a unit), which the page's script replaces or
 appends (``TRANSCRIPT_JS``), keeping the reader's scroll position unless they
 are at the bottom. A plot is sent only when the data behind it changed
-(``charts.figure_keys``), at most once a ``CHARTS_EVERY_S``, after the text;
+(``charts.figure_keys``), at most once a ``CHARTS_EVERY_S``, after the text,
+as the debate's shared build of it (``live_cache.FIGURE_EVERY_S``);
 a plot that is redrawn keeps the reader's drag-zoom (``KEEP_ZOOM_JS``). A
 countdown is refreshed every second while the debate waits for the person's
 words.
@@ -260,10 +261,13 @@ def updates(
         figures: list[Any] = [gr.skip()] * len(FIGURES)
         if plots:
             keys = cache.keys(state)
+            settled = live.done or live.status == "paused"
             for index, name in enumerate(FIGURES):  # only a figure whose data changed: a redraw ends a drag-zoom
                 if drawn.figures.get(name, _NONE) != keys[name]:
-                    drawn.figures[name] = keys[name]
-                    figures[index] = cache.figure(name, state)
+                    built, plot = cache.figure(name, state, settled)  # the shared build may be a little older
+                    if drawn.figures.get(name, _NONE) != built:
+                        drawn.figures[name] = built
+                        figures[index] = plot
         seated = held is not None and held.channel is not None and not live.done
         controls = held.controls if held is not None else "none"
         answer: dict[str, Any] = {}  # what changes of the always-visible answers
