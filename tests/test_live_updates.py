@@ -187,6 +187,25 @@ def test_a_plot_sent_to_a_live_page_is_the_figure_the_replay_draws():
             assert sent["layout"]["template"]["layout"]["plot_bgcolor"] == "white"  # plotly_white, as drawn
 
 
+@pytest.mark.parametrize("case_id", case_ids())
+def test_the_live_plots_drawn_without_plotly_are_the_replays_figures_for_every_protocol(case_id, tmp_path):
+    """``charts.figure_json`` writes the JSON itself: at the empty view and at every change of a plot's data
+    in every protocol's demo it is the figure plotly draws (``FIGURES[name](view)``), as JSON."""
+    events = run_demo(case_for(case_id, params_for(case_id, tmp_path))).events
+    view = DebateView()
+    held: dict[str, object] = {}
+    compared = 0
+    for event in [None, *events]:
+        if event is not None:
+            view.apply(event)
+        for name, key in charts.figure_keys(view).items():
+            if held.get(name, ()) != key:
+                held[name] = key
+                compared += 1
+                assert json.loads(charts.figure_json(name, view)) == json.loads(charts.FIGURES[name](view).to_json())
+    assert compared > len(charts.FIGURES)
+
+
 def test_a_page_that_has_not_taken_its_last_update_gets_the_latest_state_merged_in_one():
     live, events = _session()
     view = _view()

@@ -11,8 +11,9 @@ What it does: three small figure builders, each a pure function of the view:
 
 ``figure_keys`` says, in brief, what each is drawn from (a live page is sent a
 figure again only when its key changed); ``figure_json`` is a figure as the
-live page is sent it (its template's JSON made once: plotly validates a
-template each time one is set, which cost more than the figure).
+live page is sent it, the same JSON written from the view without plotly's
+objects (their validation, and the template's, cost 10-20 ms a figure; the
+dicts well under 1 ms), its template's JSON made once.
 
 Names and answers appear as plot data, which plotly renders as text.
 
@@ -176,15 +177,126 @@ FIGURES: dict[str, Callable[..., go.Figure]] = {
 def _template_json() -> str:
     """``PAGE_LAYOUT``'s template as plotly writes it into a figure's JSON (made once)."""
     layout = go.Figure(layout={"template": PAGE_LAYOUT["template"]}).to_json()
-    return json.dumps(json.loads(layout)["layout"]["template"])
+    return json.dumps(json.loads(layout)["layout"]["template"], separators=(",", ":"))
+
+
+def _page_layout(**layout: Any) -> dict[str, Any]:
+    """``layout`` on the page (``on_page`` but the template), as plotly writes it into a figure's JSON."""
+    drawn: dict[str, Any] = {k: v for k, v in PAGE_LAYOUT.items() if k != "template"}
+    drawn["legend"] = {**drawn["legend"], **layout.pop("legend", {})}
+    for axis in ("xaxis", "yaxis"):
+        drawn[axis] = {**_AXIS, **layout.pop(axis, {})}
+    return {**drawn, **layout}
+
+
+def _urgency_data(view: DebateView) -> dict[str, Any]:
+    """``urgency_figure``'s JSON without its template, drawn without plotly's objects (as ``_history_data``)."""
+    agents = [a for a in view.agents if a in view.plans]
+    plans = [view.plans[a].plan for a in agents]
+    bar = {
+        "hovertemplate": "%{x}: urgency %{y} (%{text})<extra></extra>",
+        "marker": {
+            "color": [view.colour(a) for a in agents],
+            "pattern": {"shape": ["/" if not p.wants_floor else "" for p in plans]},
+        },
+        "text": [p.action.value for p in plans],
+        "textposition": "outside",
+        "x": agents,
+        "y": [p.urgency for p in plans],
+        "type": "bar",
+    }
+    layout = _page_layout(
+        title=_title(f"Urgency, turn {max(view.plans_turn, 0)}"), yaxis={"range": [0, 10], "dtick": 1}, **_LAYOUT
+    )
+    return {"data": [bar], "layout": layout}
+
+
+def _history_data(view: DebateView) -> dict[str, Any]:
+    """``floor_history_figure``'s JSON without its template: the same dicts plotly writes, made directly
+    (plotly's objects validate every property and took most of a live debate's CPU)."""
+    traces = []
+    for agent in view.agents:
+        rows = [r for r in view.urgency_history if r[1] == agent]
+        traces.append(
+            {
+                "hovertemplate": "turn %{x}: %{text}<extra>" + agent + "</extra>",
+                "marker": {
+                    "color": view.colour(agent),
+                    "size": [6 + 2.5 * r[3] for r in rows],
+                    "symbol": ["circle" if r[2] != "listen" else "circle-open" for r in rows],
+                },
+                "mode": "markers",
+                "name": agent,
+                "text": [f"{r[2]} {r[3]}" for r in rows],
+                "x": [r[0] for r in rows],
+                "y": [agent] * len(rows),
+                "type": "scatter",
+            }
+        )
+    layout = _page_layout(
+        title=_title("Who wanted the floor (filled = speak/interrupt)"),
+        showlegend=False,
+        xaxis={"title": {"text": "turn"}},
+        **_BESIDE,
+    )
+    return {"data": traces, "layout": layout}
+
+
+def _trajectory_data(view: DebateView) -> dict[str, Any]:
+    """``trajectory_figure``'s JSON without its template (as ``_history_data``)."""
+    traces: list[dict[str, Any]] = []
+    for agent in view.agents:
+        points = [(tokens, answers.get(agent)) for tokens, _turn, answers in view.trajectory]
+        traces.append(
+            {
+                "line": {"color": view.colour(agent), "shape": "hv"},
+                "mode": "lines+markers",
+                "name": agent,
+                "x": [max(0, tokens) for tokens, _ in points],
+                "y": [answer for _, answer in points],
+                "type": "scatter",
+            }
+        )
+    right = max(view.budget, view.public_tokens, 1)
+    if view.shown_answer:
+        traces.append(
+            {
+                "hoverinfo": "skip",
+                "line": {"color": "#16a34a", "dash": "dash", "width": 2},
+                "mode": "lines",
+                "name": f"correct ({view.shown_answer})",
+                "x": [0, right],
+                "y": [view.shown_answer] * 2,
+                "type": "scatter",
+            }
+        )
+    yaxis = {"type": "category", "categoryorder": "array", "categoryarray": list(view.labels)} if view.labels else {}
+    layout = _page_layout(
+        title=_title("Answers against public tokens"),
+        legend=_TOP_LEGEND,
+        xaxis={"title": {"text": "public tokens"}, "range": [0, right]},
+        yaxis=yaxis,
+        **_LEGEND_ROOM,
+    )
+    return {"data": traces, "layout": layout}
+
+
+# Each of ``FIGURES`` as the dicts of its JSON, without its template, drawn without plotly.
+_DATA: dict[str, Callable[[DebateView], dict[str, Any]]] = {
+    "urgency": _urgency_data,
+    "trajectory": _trajectory_data,
+    "history": _history_data,
+}
 
 
 def figure_json(name: str, view: DebateView) -> str:
     """The figure ``name`` of ``FIGURES`` as plotly JSON, equal (as JSON) to ``FIGURES[name](view).to_json()``.
 
-    Plotly copies and validates a template every time one is set on a figure, which took longer than the
-    figure (50 ms of 55 on the project's machine); here the template's JSON, made once, is put in the
-    figure's."""
-    drawn = json.loads(FIGURES[name](view, template=False).to_json())
-    drawn.setdefault("layout", {})["template"] = json.loads(_template_json())
-    return json.dumps(drawn, separators=(",", ":"))
+    Built without plotly: its figure objects validate every property they are given, and setting a
+    template copies and validates it, 10-20 ms a figure on the project's machine, most of the server's
+    CPU with ten debates at once; here the same JSON is written from the view's data (``_DATA``) with the
+    template's JSON made once (``tests/test_live_updates.py`` holds it equal to the replay's figure)."""
+    drawn = _DATA[name](view)
+    compact = {"separators": (",", ":")}
+    layout = json.dumps(drawn["layout"], **compact)  # never empty: the page's colours at least
+    return f'{{"data":{json.dumps(drawn["data"], **compact)},"layout":{layout[:-1]},"template":{_template_json()}}}}}'
