@@ -297,6 +297,7 @@ def figure_json(name: str, view: DebateView) -> str:
     CPU with ten debates at once; here the same JSON is written from the view's data (``_DATA``) with the
     template's JSON made once (``tests/test_live_updates.py`` holds it equal to the replay's figure)."""
     drawn = _DATA[name](view)
-    compact = {"separators": (",", ":")}
-    layout = json.dumps(drawn["layout"], **compact)  # never empty: the page's colours at least
-    return f'{{"data":{json.dumps(drawn["data"], **compact)},"layout":{layout[:-1]},"template":{_template_json()}}}}}'
+    compact = (",", ":")
+    data = json.dumps(drawn["data"], separators=compact)
+    layout = json.dumps(drawn["layout"], separators=compact)  # never empty: the page's colours at least
+    return f'{{"data":{data},"layout":{layout[:-1]},"template":{_template_json()}}}}}'
