@@ -176,8 +176,8 @@ def test_a_page_behind_the_shared_build_gets_the_latest_plot_when_the_interval_h
 
 
 def test_a_plot_sent_to_a_live_page_is_the_figure_the_replay_draws():
-    """The live page's plot JSON carries the page's template made once (``charts.figure_json``), and is the
-    same figure, template included, as the one drawn with it (``FIGURES[name](view)``) at every step."""
+    """The live page's plot JSON carries the page's template made once (``charts.figure_json``), and the
+    replay's figure (``FIGURES[name](view)``, a plotly object of the same drawing) is it, template included."""
     live, events = _session()
     for _ in range(6):
         _feed(live, events, 2)
@@ -188,9 +188,10 @@ def test_a_plot_sent_to_a_live_page_is_the_figure_the_replay_draws():
 
 
 @pytest.mark.parametrize("case_id", case_ids())
-def test_the_live_plots_drawn_without_plotly_are_the_replays_figures_for_every_protocol(case_id, tmp_path):
+def test_the_live_plots_written_without_plotly_are_plotlys_own_figures_for_every_protocol(case_id, tmp_path):
     """``charts.figure_json`` writes the JSON itself: at the empty view and at every change of a plot's data
-    in every protocol's demo it is the figure plotly draws (``FIGURES[name](view)``), as JSON."""
+    in every protocol's demo, plotly takes it (its figure objects validate every property, and raise on any
+    it does not know) and writes it back unchanged, so the page draws what plotly means by it."""
     events = run_demo(case_for(case_id, params_for(case_id, tmp_path))).events
     view = DebateView()
     held: dict[str, object] = {}

@@ -10,10 +10,11 @@ What it does: three small figure builders, each a pure function of the view:
   correct answer marked when it is known (``DebateView.shown_answer``: not while a person is seated).
 
 ``figure_keys`` says, in brief, what each is drawn from (a live page is sent a
-figure again only when its key changed); ``figure_json`` is a figure as the
-live page is sent it, the same JSON written from the view without plotly's
-objects (their validation, and the template's, cost 10-20 ms a figure; the
-dicts well under 1 ms), its template's JSON made once.
+figure again only when its key changed); ``figure_json`` is the one drawing
+of each: its plotly JSON written from the view's data without plotly's objects
+(their validation, and the template's, cost 10-20 ms a figure; the dicts well
+under 1 ms), its template's JSON made once. The live page is sent that JSON;
+the builders above make plotly objects of it for the replay and the tests.
 
 Names and answers appear as plot data, which plotly renders as text.
 
@@ -64,11 +65,11 @@ def _title(text: str) -> dict[str, Any]:
     return {"text": text, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 34}}
 
 
-def on_page(figure: go.Figure, *, template: bool = True) -> go.Figure:
+def on_page(figure: go.Figure) -> go.Figure:
     """``figure`` for the page: transparent backgrounds, grey grid lines (light and dark mode both); in place.
 
-    ``template`` False: all but ``PAGE_LAYOUT``'s template (``figure_json`` adds it to the JSON)."""
-    figure.update_layout(**(PAGE_LAYOUT if template else {k: v for k, v in PAGE_LAYOUT.items() if k != "template"}))
+    For the figures drawn elsewhere (the Analysis tab's); this module's own are drawn so by ``_page_layout``."""
+    figure.update_layout(**PAGE_LAYOUT)
     figure.update_xaxes(**_AXIS)
     figure.update_yaxes(**_AXIS)
     return figure
@@ -84,93 +85,6 @@ def figure_keys(view: DebateView) -> dict[str, Hashable]:
         ),
         "history": (len(view.urgency_history), view.agents),
     }  # fmt: skip
-
-
-def urgency_figure(view: DebateView, *, template: bool = True) -> go.Figure:
-    agents = [a for a in view.agents if a in view.plans]
-    plans = [view.plans[a].plan for a in agents]
-    figure = go.Figure(
-        go.Bar(
-            x=agents,
-            y=[p.urgency for p in plans],
-            text=[p.action.value for p in plans],
-            textposition="outside",
-            marker={
-                "color": [view.colour(a) for a in agents],
-                "pattern": {"shape": ["/" if not p.wants_floor else "" for p in plans]},
-            },
-            hovertemplate="%{x}: urgency %{y} (%{text})<extra></extra>",
-        )
-    )
-    figure.update_layout(title=_title(f"Urgency, turn {max(view.plans_turn, 0)}"), **_LAYOUT)
-    figure.update_yaxes(range=[0, 10], dtick=1)
-    return on_page(figure, template=template)
-
-
-def floor_history_figure(view: DebateView, *, template: bool = True) -> go.Figure:
-    figure = go.Figure()
-    for agent in view.agents:
-        rows = [r for r in view.urgency_history if r[1] == agent]
-        figure.add_trace(
-            go.Scatter(
-                x=[r[0] for r in rows],
-                y=[agent] * len(rows),
-                mode="markers",
-                name=agent,
-                marker={
-                    "size": [6 + 2.5 * r[3] for r in rows],
-                    "color": view.colour(agent),
-                    "symbol": ["circle" if r[2] != "listen" else "circle-open" for r in rows],
-                },
-                text=[f"{r[2]} {r[3]}" for r in rows],
-                hovertemplate="turn %{x}: %{text}<extra>" + agent + "</extra>",
-            )
-        )
-    figure.update_layout(title=_title("Who wanted the floor (filled = speak/interrupt)"), showlegend=False, **_BESIDE)
-    figure.update_xaxes(title="turn")
-    return on_page(figure, template=template)
-
-
-def trajectory_figure(view: DebateView, *, template: bool = True) -> go.Figure:
-    labels = list(view.labels)
-    figure = go.Figure()
-    for agent in view.agents:
-        points = [(tokens, answers.get(agent)) for tokens, _turn, answers in view.trajectory]
-        figure.add_trace(
-            go.Scatter(
-                x=[max(0, tokens) for tokens, _ in points],
-                y=[answer for _, answer in points],
-                mode="lines+markers",
-                line={"shape": "hv", "color": view.colour(agent)},
-                name=agent,
-            )
-        )
-    if view.shown_answer:
-        figure.add_trace(
-            go.Scatter(
-                x=[0, max(view.budget, view.public_tokens, 1)],
-                y=[view.shown_answer] * 2,
-                mode="lines",
-                line={"dash": "dash", "color": "#16a34a", "width": 2},
-                name=f"correct ({view.shown_answer})",
-                hoverinfo="skip",
-            )
-        )
-    on_page(figure, template=template)
-    figure.update_layout(title=_title("Answers against public tokens"), legend=_TOP_LEGEND, **_LEGEND_ROOM)
-    figure.update_xaxes(title="public tokens", range=[0, max(view.budget, view.public_tokens, 1)])
-    if labels:
-        figure.update_yaxes(type="category", categoryorder="array", categoryarray=labels)
-    return figure
-
-
-# The figures a live page shows, by name (``figure_keys`` says what each is drawn from); each takes
-# ``template=False`` to leave the page's template to ``figure_json``.
-FIGURES: dict[str, Callable[..., go.Figure]] = {
-    "urgency": urgency_figure,
-    "trajectory": trajectory_figure,
-    "history": floor_history_figure,
-}
 
 
 @functools.cache
@@ -190,7 +104,7 @@ def _page_layout(**layout: Any) -> dict[str, Any]:
 
 
 def _urgency_data(view: DebateView) -> dict[str, Any]:
-    """``urgency_figure``'s JSON without its template, drawn without plotly's objects (as ``_history_data``)."""
+    """The urgency figure's JSON without its template, drawn without plotly's objects (as ``_history_data``)."""
     agents = [a for a in view.agents if a in view.plans]
     plans = [view.plans[a].plan for a in agents]
     bar = {
@@ -212,7 +126,7 @@ def _urgency_data(view: DebateView) -> dict[str, Any]:
 
 
 def _history_data(view: DebateView) -> dict[str, Any]:
-    """``floor_history_figure``'s JSON without its template: the same dicts plotly writes, made directly
+    """The floor-history figure's JSON without its template: the dicts plotly would write, made directly
     (plotly's objects validate every property and took most of a live debate's CPU)."""
     traces = []
     for agent in view.agents:
@@ -243,7 +157,7 @@ def _history_data(view: DebateView) -> dict[str, Any]:
 
 
 def _trajectory_data(view: DebateView) -> dict[str, Any]:
-    """``trajectory_figure``'s JSON without its template (as ``_history_data``)."""
+    """The answers figure's JSON without its template (as ``_history_data``)."""
     traces: list[dict[str, Any]] = []
     for agent in view.agents:
         points = [(tokens, answers.get(agent)) for tokens, _turn, answers in view.trajectory]
@@ -290,14 +204,42 @@ _DATA: dict[str, Callable[[DebateView], dict[str, Any]]] = {
 
 
 def figure_json(name: str, view: DebateView) -> str:
-    """The figure ``name`` of ``FIGURES`` as plotly JSON, equal (as JSON) to ``FIGURES[name](view).to_json()``.
+    """The figure ``name`` of ``FIGURES`` as plotly JSON: the one drawing of it, live and in the replay.
 
     Built without plotly: its figure objects validate every property they are given, and setting a
     template copies and validates it, 10-20 ms a figure on the project's machine, most of the server's
-    CPU with ten debates at once; here the same JSON is written from the view's data (``_DATA``) with the
-    template's JSON made once (``tests/test_live_updates.py`` holds it equal to the replay's figure)."""
+    CPU with ten debates at once; here the JSON is written from the view's data (``_DATA``) with the
+    template's JSON made once. ``FIGURES`` makes plotly objects of it (validated then) for the replay."""
     drawn = _DATA[name](view)
     compact = (",", ":")
     data = json.dumps(drawn["data"], separators=compact)
     layout = json.dumps(drawn["layout"], separators=compact)  # never empty: the page's colours at least
     return f'{{"data":{data},"layout":{layout[:-1]},"template":{_template_json()}}}}}'
+
+
+def _figure(name: str, view: DebateView) -> go.Figure:
+    """The figure ``name`` as a plotly object, from the same JSON a live page is sent (one drawing of it)."""
+    return go.Figure(json.loads(figure_json(name, view)))
+
+
+def urgency_figure(view: DebateView) -> go.Figure:
+    """This turn's urgency per agent, coloured by agent, the action on the bar (hatched when it only listens)."""
+    return _figure("urgency", view)
+
+
+def floor_history_figure(view: DebateView) -> go.Figure:
+    """Every plan as a dot (turn x agent), size = urgency, filled when the agent asked for the floor."""
+    return _figure("history", view)
+
+
+def trajectory_figure(view: DebateView) -> go.Figure:
+    """Each agent's answer against public tokens used, the correct answer dashed when it may be shown."""
+    return _figure("trajectory", view)
+
+
+# The figures a live page shows, by name (``figure_keys`` says what each is drawn from).
+FIGURES: dict[str, Callable[[DebateView], go.Figure]] = {
+    "urgency": urgency_figure,
+    "trajectory": trajectory_figure,
+    "history": floor_history_figure,
+}
