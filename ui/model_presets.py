@@ -33,8 +33,11 @@ from debate_core.protocols.registry import protocol_class, small_model_params
 from ui.session import EMBEDDED, EMBEDDED_LLAMACPP
 
 SMALL_MODELS = (EMBEDDED, EMBEDDED_LLAMACPP)
-# Choosing the embedded model sets short debates, so one reaches its end in a few minutes on two cores.
-EMBEDDED_DEFAULTS = {"budget": 120, "utterance_tokens": 40, "plan_tokens": 96, "layout": "cached"}
+# Choosing the embedded model sets short debates, so one reaches its end in a few minutes on two cores. A plan's
+# cap holds the longest plan its schema allows (Kimura's: a 240-character thought and an 80-character purpose,
+# about 130 of SmolLM2's tokens with the JSON around them): at 96 a rambling thought was cut mid-string, an
+# invalid plan. A plan takes only the tokens it needs, so the cap costs nothing until it is reached.
+EMBEDDED_DEFAULTS = {"budget": 120, "utterance_tokens": 40, "plan_tokens": 160, "layout": "cached"}
 PARAMS_LABEL = "Protocol parameters (JSON)"
 # The parameters the set-up form has fields of its own for ("Max new tokens per utterance", "Prompt layout").
 FORM_SETTINGS = ("utterance_max_new_tokens", "prompt_layout")
