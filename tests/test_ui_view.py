@@ -230,7 +230,7 @@ def test_the_forms_utterance_cap_and_layout_apply_to_the_parameters_field_as_the
     the fields, and the embedded model's short debates ran uncapped on the paper's layout); a parameter the person
     types into the JSON still wins."""
     from ui.model_presets import FORM_SETTINGS, default_params
-    from ui.setup_panel import config_from_form
+    from ui.setup_config import config_from_form
 
     shown = default_params("kimura")
     assert "history_window" in json.loads(shown) and not set(FORM_SETTINGS) & set(json.loads(shown))
