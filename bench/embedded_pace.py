@@ -29,7 +29,7 @@ from protocols.kimura.demo import demo_config
 # The app's embedded-model defaults (``ui.model_presets.EMBEDDED_DEFAULTS``) next to the settings
 # it used before they existed.
 SETTINGS: dict[str, dict[str, Any]] = {
-    "short": {"token_budget": 120, "max_new_tokens": 96, "params": {"utterance_max_new_tokens": 40}},
+    "short": {"token_budget": 120, "max_new_tokens": 160, "params": {"utterance_max_new_tokens": 40}},
     "app": {"token_budget": 300, "params": {"utterance_max_new_tokens": 80}},
 }
 

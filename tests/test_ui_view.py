@@ -224,6 +224,23 @@ def test_the_set_up_form_builds_a_config_for_any_registered_protocol():
         config_from_form(form_fields(agents="Ann"))
 
 
+def test_the_forms_utterance_cap_and_layout_apply_to_the_parameters_field_as_the_page_shows_it():
+    """The parameters field shows the protocol's defaults but not those the form has fields of its own for
+    (Kimura's ``utterance_max_new_tokens`` and ``prompt_layout``; shown there with their defaults, they overrode
+    the fields, and the embedded model's short debates ran uncapped on the paper's layout); a parameter the person
+    types into the JSON still wins."""
+    from ui.model_presets import FORM_SETTINGS, default_params
+    from ui.setup_config import config_from_form
+
+    shown = default_params("kimura")
+    assert "history_window" in json.loads(shown) and not set(FORM_SETTINGS) & set(json.loads(shown))
+    config = config_from_form(form_fields(params=shown, utterance_tokens=24, layout="cached"))
+    assert config.params["utterance_max_new_tokens"] == 24 and config.params["prompt_layout"] == "cached"
+    typed = json.dumps({**json.loads(shown), "utterance_max_new_tokens": 50, "prompt_layout": "paper"})
+    mine = config_from_form(form_fields(params=typed, utterance_tokens=24, layout="cached"))
+    assert mine.params["utterance_max_new_tokens"] == 50 and mine.params["prompt_layout"] == "paper"
+
+
 def test_choosing_the_embedded_model_writes_the_protocols_small_model_params_visibly_and_another_model_undoes_them():
     """A protocol's parameters for small models (``Protocol.small_model_params``) reach the set-up form only when
     the embedded model is chosen: written into the parameters field (its label names them), undone by choosing

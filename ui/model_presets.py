@@ -10,7 +10,12 @@ sees them and can edit them back; choosing any other model gives back the
 protocol's defaults (its paper's) where the small-model values still stand,
 and leaves the person's other edits. ``protocol_params(name, model)`` is the
 field for a protocol just chosen: its defaults, with its small-model
-parameters written in when the embedded model is the one chosen.
+parameters written in when the embedded model is the one chosen. The field
+leaves out the parameters the form has fields of its own for
+(``FORM_SETTINGS``: the utterance cap and the prompt layout, given to the
+protocols that take them by ``registry.with_settings``, where a parameter
+the JSON names wins): shown there with their defaults, they would override
+the fields the person set.
 
 What it does not do: name any protocol (the registry gives what each
 recommends), or lay out the form (``setup_panel``).
@@ -28,15 +33,21 @@ from debate_core.protocols.registry import protocol_class, small_model_params
 from ui.session import EMBEDDED, EMBEDDED_LLAMACPP
 
 SMALL_MODELS = (EMBEDDED, EMBEDDED_LLAMACPP)
-# Choosing the embedded model sets short debates, so one reaches its end in a few minutes on two cores.
-EMBEDDED_DEFAULTS = {"budget": 120, "utterance_tokens": 40, "plan_tokens": 96, "layout": "cached"}
+# Choosing the embedded model sets short debates, so one reaches its end in a few minutes on two cores. A plan's
+# cap holds the longest plan its schema allows (Kimura's: a 240-character thought and an 80-character purpose,
+# about 130 of SmolLM2's tokens with the JSON around them): at 96 a rambling thought was cut mid-string, an
+# invalid plan. A plan takes only the tokens it needs, so the cap costs nothing until it is reached.
+EMBEDDED_DEFAULTS = {"budget": 120, "utterance_tokens": 40, "plan_tokens": 160, "layout": "cached"}
 PARAMS_LABEL = "Protocol parameters (JSON)"
+# The parameters the set-up form has fields of its own for ("Max new tokens per utterance", "Prompt layout").
+FORM_SETTINGS = ("utterance_max_new_tokens", "prompt_layout")
 
 
 def default_params(name: str) -> str:
-    """Protocol ``name``'s parameters with their defaults (its paper's), as the field shows them."""
-    cls = protocol_class(name)
-    return json.dumps(cls.Params().model_dump(mode="json"), indent=2)
+    """Protocol ``name``'s parameters with their defaults (its paper's), as the field shows them: all but the
+    ``FORM_SETTINGS``, which the form's own fields set."""
+    values = protocol_class(name).Params().model_dump(mode="json")
+    return json.dumps({key: value for key, value in values.items() if key not in FORM_SETTINGS}, indent=2)
 
 
 def params_label(name: str, small: bool) -> str:
