@@ -13,7 +13,6 @@ import gc
 import json
 import subprocess
 import sys
-import time
 import types
 import weakref
 from typing import Any
@@ -30,7 +29,7 @@ from debate_core.backends.base import (
     SamplingParams,
     Signals,
 )
-from debate_core.backends.hf import LoadedModel, ModelSpec, TransformersBackend, load_model, unload_model
+from debate_core.backends.hf import LoadedModel, ModelSpec, TransformersBackend, embedded, load_model, unload_model
 from debate_core.backends.hf.attention import attention_scores
 from debate_core.backends.hf.embedded import EMBEDDED_MODEL_ID, embedded_model_dir
 from debate_core.backends.hf.loading import loaded_specs, max_loaded_models
@@ -121,12 +120,16 @@ def test_embedded_model_is_the_default_and_loads_offline(backend):
     assert load_model(backend.spec) is loaded
 
 
-def test_converted_copy_is_reused_quickly():
+def test_converted_copy_is_reused_not_converted_again(monkeypatch):
     first = embedded_model_dir()
-    started = time.perf_counter()
+    written = (first / "model.safetensors").stat().st_mtime_ns
+
+    def convert_again(gguf, destination):
+        raise AssertionError("the GGUF was converted a second time")
+
+    monkeypatch.setattr(embedded, "_convert", convert_again)
     again = embedded_model_dir()
-    assert again == first and (first / "model.safetensors").is_file()
-    assert time.perf_counter() - started < 0.5
+    assert again == first and (first / "model.safetensors").stat().st_mtime_ns == written
 
 
 def test_loaded_models_are_a_bounded_lru(backend, monkeypatch):
