@@ -9,6 +9,7 @@ post-processed by Gradio exactly as before.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from typing import Any
 
 import gradio as gr
@@ -33,7 +34,9 @@ def page() -> tuple[Blocks, Any, list[Any]]:
 
 def run(blocks: Blocks, block_fn: Any, predictions: Any, state: SessionState, *, gradio: bool = False) -> Any:
     process = Blocks.postprocess_data.__wrapped__ if gradio else Blocks.postprocess_data  # type: ignore[attr-defined]
-    return asyncio.run(process(blocks, block_fn, predictions, state))
+    # in a thread of its own: a browser test earlier in the same run leaves Playwright's loop running in this one
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, process(blocks, block_fn, predictions, state)).result()
 
 
 def test_installing_twice_wraps_once() -> None:

@@ -36,7 +36,8 @@ def set_up(page, protocol: str, *, variant: str = "human", seat: str = "", role:
 
 def test_a_person_as_the_moderator_interrupts_pro_mid_statement_and_votes(page):
     person = Person(page)
-    set_up(page, "handraiser", seat="Jenny", role="moderator")  # the third seat
+    # a slow pace while Pro speaks: a page that attaches late on a loaded machine still finds Pro mid-statement
+    set_up(page, "handraiser", seat="Jenny", role="moderator", pace=5.0)  # the third seat; 5 s, the slider's top
     page.click("#start")
     wait_for(lambda: page.locator("#interrupt-now").is_visible(), "the moderator's Interrupt button")
     for other in ("#interrupt", "#raise-hand", "#seat-answer", "#point", "#point-text"):
