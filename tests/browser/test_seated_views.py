@@ -28,5 +28,8 @@ def test_the_seated_view_fits_and_reads_at_a_desk_and_on_a_phone(browser, app_ur
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, control
         screenshot(page, f"seat-{width}-{'dark' if dark else 'light'}")
         page.click("#stop")
+    except Exception:
+        screenshot(page, f"failed-seat-{width}-{'dark' if dark else 'light'}")  # what the page showed
+        raise
     finally:
         page.context.close()
