@@ -52,6 +52,18 @@ def host_opens(host, seat: str) -> None:
     wait_for(lambda: "open" in roster_row(host, seat), f"{seat}'s seat open in the roster")
 
 
+def start_paused(host) -> str:
+    """The host starts a debate at ``PACE_S`` and pauses it while the class joins; its join code."""
+    open_more_settings(host)
+    set_number(host, "pace", PACE_S)
+    host.click("#start")
+    host.wait_for_selector("#pause:not([disabled])", timeout=STEP_GUARD_MS)
+    host.click("#pause")  # held while the class joins
+    wait_for(lambda: "paused" in status_of(host), "the debate paused")
+    host.wait_for_selector("#join-code", timeout=STEP_GUARD_MS)
+    return host.locator("#join-code").inner_text().strip()
+
+
 def roster_row(host, seat: str) -> str:
     row = host.locator(f"#roster-table tr[data-seat='{seat}']")
     return row.inner_text() if row.count() else ""
@@ -61,14 +73,7 @@ def test_a_host_two_students_and_a_voting_watcher_each_act_only_as_themselves(br
     host = open_page(browser, app_url)
     pages = [host]
     try:
-        open_more_settings(host)
-        set_number(host, "pace", PACE_S)
-        host.click("#start")
-        host.wait_for_selector("#pause:not([disabled])", timeout=STEP_GUARD_MS)
-        host.click("#pause")  # held while the class joins
-        wait_for(lambda: "paused" in status_of(host), "the debate paused")
-        host.wait_for_selector("#join-code", timeout=STEP_GUARD_MS)
-        code = host.locator("#join-code").inner_text().strip()
+        code = start_paused(host)
         link = str(host.locator("#join-link").get_attribute("href"))
         assert len(code) == 6 and link.endswith(f"?join={code}") and host.locator("#join-qr svg").count() == 1
         debate_id = parse_qs(urlparse(address(host)).query)["live"][0]

@@ -15,9 +15,9 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 from tests.browser.conftest import open_page, screenshot
-from tests.browser.pages import STEP_GUARD_MS, address, choose, open_more_settings, set_number, wait_for
+from tests.browser.pages import STEP_GUARD_MS, address, choose, wait_for
 from tests.browser.pages import status as status_of
-from tests.browser.test_classroom import PACE_S, roster_row, tokens_kept
+from tests.browser.test_classroom import roster_row, start_paused, tokens_kept
 from tests.browser.test_seat_access import ForgedClient, shown
 
 
@@ -46,14 +46,7 @@ def test_the_host_closes_the_poll_gives_a_seat_by_name_and_grants_a_hand_its_sea
     host = open_page(browser, app_url)
     pages = [host]
     try:
-        open_more_settings(host)
-        set_number(host, "pace", PACE_S)
-        host.click("#start")
-        host.wait_for_selector("#pause:not([disabled])", timeout=STEP_GUARD_MS)
-        host.click("#pause")  # held while the class joins
-        wait_for(lambda: "paused" in status_of(host), "the debate paused")
-        host.wait_for_selector("#join-code", timeout=STEP_GUARD_MS)
-        code = host.locator("#join-code").inner_text().strip()
+        code = start_paused(host)
         debate_id = parse_qs(urlparse(address(host)).query)["live"][0]
 
         lee = open_page(browser, f"{app_url}?join={code}")
