@@ -25,6 +25,7 @@ from tests.conftest import HANG_GUARD_S
 from ui import charts, live_cache, render
 from ui.live_stream import Drawn, LiveView, stream, updates
 from ui.page_access import open_page
+from ui.page_outbox import Outbox
 from ui.seat_form import build_seat_form
 from ui.session import LiveSession
 from ui.view_model import DebateView
@@ -214,7 +215,7 @@ def test_a_page_that_has_not_taken_its_last_update_gets_the_latest_state_merged_
     unsent = [0]  # what Gradio holds for the page, unwritten to its connection
 
     async def watch() -> None:
-        updates_ = stream(page, view, backlog=lambda: unsent[0])
+        updates_ = stream(page, view, Outbox(lambda: unsent[0]))
         outputs = view.outputs()
         _feed(live, events, 1)
         first = dict(zip(outputs, await anext(updates_), strict=True))

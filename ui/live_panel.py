@@ -67,8 +67,9 @@ from ui.form_words import FormError
 from ui.live_controls import ControlGroup, control_group, firsts
 from ui.live_handlers import CONTROLS, control, raise_point, submit_words
 from ui.live_handlers import notice_html as _notice
-from ui.live_stream import TRANSCRIPT_JS, LiveView, backlog_of, redraw_ended, stream
+from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, stream
 from ui.page_access import Page, open_page, remember, token_for
+from ui.page_outbox import outbox_of
 from ui.seat_form import build_seat_form
 from ui.session import (
     DEFAULT_GRACE_S,
@@ -193,7 +194,8 @@ def build_live(
     debate's buttons laid out already (``build_buttons``; None: laid out here, under the set-up). ``gate``: the
     server's host password (only who types it may start a debate; none: anyone may)."""
     gate = gate if gate is not None else HostGate(None)
-    # Gradio deletes a page's state when the page is gone (closed tab, lost connection): detach then.
+    # A page that is gone lets go of its debate when its stream sees it (``page_outbox``); Gradio deletes its state,
+    # which detaches it too, an hour later (a page that moved on has let go already: that is harmless).
     session = gr.State(None, delete_callback=_page_gone)  # this page's ``Page``: its debate, kept on the server
     tokens = gr.BrowserState({}, storage_key=TOKENS_KEY)  # this browser's tokens: sent with every control
     confirm = gr.State(0.0)
@@ -293,7 +295,7 @@ def build_live(
         return launch(current, armed, held, make, given)
 
     async def watch(page: Page | None, request: gr.Request) -> Any:
-        async for update in stream(page, view, backlog_of(request)):
+        async for update in stream(page, view, outbox_of(request)):
             yield update
 
     launched = [session, confirm, notice, setup_box, tokens]

@@ -1,12 +1,12 @@
 """Pushing a live debate to the page: only what changed, as soon as it changes.
 
-What it does: ``stream(page, view, backlog)`` is the (asynchronous) generator
+What it does: ``stream(page, view, outbox)`` is the (asynchronous) generator
 behind the live tab. It awaits the session's next change
 (``changed``: no server thread is held while it waits) and yields
 an update for every component of the live view (``LiveView``), ``gr.skip()``
 for those that did not change. Updates **merge**, they never queue: a page
 is always sent the latest state, and while it has not taken its previous
-update (Gradio still holds it, unwritten to a slow connection: ``backlog_of``)
+update (Gradio still holds it, unwritten to a slow connection: ``page_outbox``)
 nothing more is sent, so what changed meanwhile reaches it in one update.
 An update costs the new sentence, not the debate: the drawing is shared by
 every page of the debate and redone only for what changed (``live_cache``),
@@ -43,7 +43,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Hashable
+from collections.abc import AsyncIterator, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +54,7 @@ from ui import live_cache, render, seat_form
 from ui.charts import FIGURES
 from ui.classroom_live import seat_of
 from ui.page_access import WATCHING, Page
+from ui.page_outbox import Outbox
 from ui.seat_form import SeatForm
 from ui.seat_state import seat_state_html
 from ui.session import LiveSession
@@ -331,9 +332,6 @@ def _charts_behind(live: LiveSession, drawn: Drawn) -> bool:
     return any(drawn.figures.get(name, _NONE) != keys[name] for name in FIGURES)
 
 
-Backlog = Callable[[], int]
-
-
 async def changed(live: LiveSession, seen: int, timeout: float) -> int:
     """``LiveSession.wait_for_change`` for a coroutine: awaits, holding no thread (forty pages watching a debate
     must not hold forty of the server's threads), until the session's version differs from ``seen`` or
@@ -359,41 +357,28 @@ async def changed(live: LiveSession, seen: int, timeout: float) -> int:
     return live.version
 
 
-def backlog_of(request: Any) -> Backlog | None:
-    """How many updates Gradio holds for ``request``'s page, sent to it but not yet written to its connection
-    (Gradio's per-session message queue); None where this Gradio keeps it elsewhere (then nothing is merged
-    on the server's side, and the page is sent every update)."""
-    try:
-        queue = request.request.app.get_blocks()._queue
-        session = str(request.session_hash)
-        queue.pending_messages_per_session.get(session)
-    except Exception:  # another Gradio's internals: merging is an optimisation, the stream works without it
-        return None
-
-    def backlog() -> int:
-        messages = queue.pending_messages_per_session.get(session)
-        return int(messages.qsize()) if messages is not None else 0
-
-    return backlog
-
-
-async def _taken(page: Page, backlog: Backlog | None) -> None:
-    """Wait while the page has not taken its last update: what changes meanwhile is merged into the next one."""
-    if backlog is None:
-        return
+async def _taken(page: Page, outbox: Outbox | None) -> bool:
+    """Wait while the page has not taken its last update: what changes meanwhile is merged into the next one.
+    False when the page is gone meanwhile (it never takes it): the stream ends then."""
+    if outbox is None:
+        return True
     waited = 0.0
-    while backlog() > 0 and not page.closed:
+    while outbox.unsent() > 0 and not page.closed:
+        if outbox.gone():
+            return False
         pause = 0.005 if waited < 0.05 else TAKEN_POLL_S
         await asyncio.sleep(pause)
         waited += pause
+    return not outbox.gone()
 
 
-async def stream(page: Page | None, view: LiveView, backlog: Backlog | None = None) -> AsyncIterator[list[Any]]:
+async def stream(page: Page | None, view: LiveView, outbox: Outbox | None = None) -> AsyncIterator[list[Any]]:
     """Every change of ``page``'s debate as page updates, until the debate has ended and been drawn, or the
-    page has moved on to another debate.
+    page has moved on to another debate, or the page is gone (``outbox.gone``: a closed tab lets go of its
+    debate at once, see ``page_outbox``).
 
     Always the latest state: the session's version is awaited (``changed``, no thread held while
-    waiting), and while the page has not taken its previous update (``backlog``, see ``backlog_of``) nothing
+    waiting), and while the page has not taken its previous update (``outbox``, see ``page_outbox``) nothing
     is sent, so the changes of that time reach it merged, in one update. The drawing runs in a worker thread
     (a figure takes milliseconds), shared with every other page of the debate (``live_cache``).
     """
@@ -411,6 +396,8 @@ async def stream(page: Page | None, view: LiveView, backlog: Backlog | None = No
             if behind:  # wake when the charts come due
                 wait = min(wait, max(0.0, drawn.charts_time + CHARTS_EVERY_S - time.monotonic()))
             version = await changed(live, seen, timeout=wait)
+            if outbox is not None and outbox.gone():
+                return  # nobody reads this page any more: it lets go of the debate (below)
             seat = seat_of(live, page.token)  # a seat taken, freed or lapsed: this page follows the room
             moved = seat != page.seat
             page.seat = seat
@@ -419,13 +406,15 @@ async def stream(page: Page | None, view: LiveView, backlog: Backlog | None = No
             due = behind and time.monotonic() - drawn.charts_time >= CHARTS_EVERY_S
             if version == seen and not counting and activity == busy and not moved and not due:
                 continue
-            await _taken(page, backlog)
+            if not await _taken(page, outbox):
+                return
             if version != seen or counting or activity != busy or moved:
                 seen, busy = live.version, activity
                 # the new sentence first: people wait for it (the charts follow, at most once a CHARTS_EVERY_S)
                 yield await asyncio.to_thread(updates, live, drawn, view, plots=False, page=page)
             if _charts_behind(live, drawn) and time.monotonic() - drawn.charts_time >= CHARTS_EVERY_S:
-                await _taken(page, backlog)
+                if not await _taken(page, outbox):
+                    return
                 drawn.charts_time = time.monotonic()
                 yield await asyncio.to_thread(updates, live, drawn, view, page=page)
             if live.done and await changed(live, seen, timeout=0.05) == seen:
