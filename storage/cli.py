@@ -116,7 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export", help="write a debate as JSON (and/or CSV tables)")
     export.add_argument("debate", type=debate_prefix)
     export.add_argument("--out", help="JSON file (default: DEBATE_ID.json)")
-    export.add_argument("--csv", metavar="FOLDER", help="also write plans.csv and disclosures.csv here")
+    export.add_argument(
+        "--csv",
+        metavar="FOLDER",
+        help="also write the CSV tables here: plans, disclosures, utterances, and a class's seats and polls",
+    )
     imported = commands.add_parser("import", help="add a debate from a JSON transcript")
     imported.add_argument("file")
     return parser

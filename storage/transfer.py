@@ -23,7 +23,10 @@ What it does:
 * ``export_csv`` writes ``plans.csv`` (one row per agent per turn),
   ``disclosures.csv`` (one row per disclosed unit) and ``utterances.csv``
   (one row per utterance: its whole text, the units disclosed and the units
-  discarded when it was cut off) for any number of debates.
+  discarded when it was cut off) for any number of debates, and for the
+  debates a class joined ``seats.csv`` (one row per person's holding of a
+  seat) and ``polls.csv`` (one row per poll choice and its votes), display
+  names only (both written with their header row when no class joined).
 
 What it does not do: merge debates, or rewrite ids on import.
 """
@@ -46,6 +49,7 @@ from sqlalchemy.orm import Session
 
 from debate_core.events import EVENT_SCHEMA_VERSION, DebateEnded, DebateStarted, event_to_dict
 from debate_core.status import DebateStatus
+from storage.classroom import ClassroomRecord, PollResult, SeatHolding
 from storage.db import writer
 from storage.models import ClassroomRow, DebateRow, DisclosureRow, PlanRow, UtteranceRow
 from storage.reading import read_events
@@ -231,4 +235,64 @@ def export_csv(engine: Engine, debate_ids: list[str], folder: Path) -> list[Path
             for utterance in session.scalars(query):
                 out.writerow(_utterance_cells(utterance))
         written.append(path)
+        query_rooms = (
+            select(ClassroomRow).where(ClassroomRow.debate_id.in_(debate_ids)).order_by(ClassroomRow.debate_id)
+        )
+        records = [ClassroomRecord.model_validate(row.record) for row in session.scalars(query_rooms)]
+    class_tables: dict[str, tuple[tuple[str, ...], list[list[Any]]]] = {
+        "seats.csv": (SEAT_COLUMNS, [_seat_cells(r.debate_id, h) for r in records for h in r.seats]),
+        "polls.csv": (
+            POLL_COLUMNS,
+            [cells for r in records for poll in r.polls for cells in _poll_rows(r.debate_id, poll)],
+        ),
+    }
+    for name, (header, rows) in class_tables.items():
+        path = folder / name
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            out = csv.writer(handle)
+            out.writerow(header)
+            out.writerows(rows)
+        written.append(path)
     return written
+
+
+SEAT_COLUMNS: tuple[str, ...] = (
+    "debate_id",
+    "agent",
+    "role",
+    "name",
+    "from_turn",
+    "to_turn",
+    "since",
+    "until",
+    "ended",
+    "then",
+)
+POLL_COLUMNS: tuple[str, ...] = (
+    "debate_id",
+    "poll",
+    "label",
+    "choice",
+    "votes",
+    "from_turn",
+    "to_turn",
+    "opened_at",
+    "closed_at",
+)
+
+
+def _seat_cells(debate_id: str, holding: SeatHolding) -> list[Any]:
+    """One person's holding of one seat (``None`` fields as empty cells: still held, or never ended)."""
+    values = holding.model_dump(mode="json")
+    values["debate_id"] = debate_id
+    return ["" if values[c] is None else values[c] for c in SEAT_COLUMNS]
+
+
+def _poll_rows(debate_id: str, poll: PollResult) -> list[list[Any]]:
+    """A poll as one row per choice: its votes beside the poll's key, label and span (closed_at empty: open)."""
+    values = poll.model_dump(mode="json")
+    rows = []
+    for choice, votes in zip(poll.choices, poll.counts, strict=True):
+        cells = {**values, "debate_id": debate_id, "poll": poll.key, "choice": choice, "votes": votes}
+        rows.append(["" if cells[c] is None else cells[c] for c in POLL_COLUMNS])
+    return rows

@@ -6,6 +6,7 @@ before classroom records were exported still imports."""
 from __future__ import annotations
 
 import copy
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -143,3 +144,23 @@ def test_the_command_line_imports_the_debate_and_warns_of_a_malformed_classroom_
     assert "its classroom record was left out: classroom.seats[0].token is not a field" in said
     assert main(["--db", db + "2", "import", str(write(tmp_path, document, "ok.json"))]) == 0
     assert "and its classroom record" in capsys.readouterr().out
+
+
+def test_the_csv_tables_hold_who_held_which_seat_and_every_polls_votes_by_display_name_only(exported, tmp_path):
+    document, store, secrets = exported
+    debate_id = document["debate_id"]
+    written = {path.name: path for path in store.export_csv([debate_id], tmp_path)}
+    with open(written["seats.csv"], newline="", encoding="utf-8") as handle:
+        seats = list(csv.DictReader(handle))
+    with open(written["polls.csv"], newline="", encoding="utf-8") as handle:
+        polls = list(csv.DictReader(handle))
+    assert [(s["debate_id"], s["agent"], s["name"], s["ended"], s["then"]) for s in seats] == [
+        (debate_id, "Alex", "Sam", "freed", "model")
+    ]
+    record = document["classroom"]
+    assert len(polls) == sum(len(poll["choices"]) for poll in record["polls"])  # one row per choice
+    first = record["polls"][0]
+    votes = {row["choice"]: int(row["votes"]) for row in polls if row["poll"] == first["key"]}
+    assert votes == dict(zip(first["choices"], first["counts"], strict=True)) and votes["B"] == 2
+    text = written["seats.csv"].read_text(encoding="utf-8") + written["polls.csv"].read_text(encoding="utf-8")
+    assert not any(secret in text for secret in secrets)

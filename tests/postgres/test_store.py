@@ -110,6 +110,8 @@ def test_a_recorded_debate_replays_lists_exports_and_deletes(postgres_url: str, 
             "plans.csv",
             "disclosures.csv",
             "utterances.csv",
+            "seats.csv",
+            "polls.csv",
         ]
     finally:
         store.close()

@@ -171,7 +171,7 @@ def test_csv_export_has_a_header_and_one_row_per_plan_and_disclosure(
     other = record_demo(store, seed=2, condition="fixed")
     ids = [debate[0].debate_id, other[0].debate_id]
     paths = store.export_csv(ids, tmp_path / "csv")
-    assert sorted(p.name for p in paths) == ["disclosures.csv", "plans.csv", "utterances.csv"]
+    assert sorted(p.name for p in paths) == ["disclosures.csv", "plans.csv", "polls.csv", "seats.csv", "utterances.csv"]
 
     plans = _read_csv(tmp_path / "csv" / "plans.csv")
     disclosures = _read_csv(tmp_path / "csv" / "disclosures.csv")
@@ -203,6 +203,8 @@ def test_csv_export_of_only_some_debates_leaves_the_others_out(
     store.export_csv([], tmp_path / "empty")
     assert _read_csv(tmp_path / "empty" / "plans.csv") == []
     assert (tmp_path / "empty" / "plans.csv").read_text(encoding="utf-8").startswith("debate_id,turn,seq")
+    assert _read_csv(tmp_path / "polls.csv") == [] == _read_csv(tmp_path / "seats.csv")  # no class joined
+    assert (tmp_path / "polls.csv").read_text(encoding="utf-8").startswith("debate_id,poll,label,choice,votes")
 
 
 def test_csv_export_keeps_what_a_cut_off_speaker_never_said(store: Store, debate: list[Event], tmp_path: Path) -> None:
