@@ -67,7 +67,7 @@ from ui.form_words import FormError
 from ui.live_controls import ControlGroup, control_group, firsts
 from ui.live_handlers import CONTROLS, control, raise_point, submit_words
 from ui.live_handlers import notice_html as _notice
-from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, stream
+from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, status_line, stream
 from ui.page_access import Page, open_page, remember, token_for
 from ui.page_outbox import outbox_of
 from ui.seat_form import build_seat_form
@@ -241,17 +241,17 @@ def build_live(
     def launch(current: Page | None, armed: float, held: Any, make: Any, given: Any = None) -> tuple[Any, ...]:
         if not gate.allows(given):
             note = "Starting a debate on this server needs the host password."
-            return current, 0.0, _notice(note, bad=True), gr.skip(), gr.skip()
+            return current, 0.0, _notice(note, bad=True), gr.skip(), gr.skip(), gr.skip()
         # only a debate this browser started is stopped for the new one (a watched one runs on)
         mine = current is not None and current.live.owned_by(token_for(held, current.live.debate_id))
         running = mine and current is not None and not current.live.done
         if running and not time.monotonic() < armed:
             note = "A debate is running. Press again within 10 s to stop it and start a new one."
-            return current, time.monotonic() + CONFIRM_S, _notice(note), gr.skip(), gr.skip()
+            return current, time.monotonic() + CONFIRM_S, _notice(note), gr.skip(), gr.skip(), gr.skip()
         try:
             live = make()
         except (FormError, ConfigError, BackendError) as error:  # BackendError: a server that does not answer
-            return current, 0.0, _notice(f"Cannot start: {error}", bad=True), gr.skip(), gr.skip()
+            return current, 0.0, _notice(f"Cannot start: {error}", bad=True), gr.skip(), gr.skip(), gr.skip()
         open_classroom(live, store, grace_s=grace_s)  # the starter is its host: their token holds the controls
         live.start()
         if current is not None:
@@ -259,7 +259,9 @@ def build_live(
                 current.live.stop()
             current.close()  # its stream ends: this page shows the new debate
         held = remember(held, live)
-        return open_page(live, held), 0.0, "", gr.update(open=False), held
+        # the status comes with Start's own answer: what the debate does first (a model loading, a server starting)
+        # shows at once, however late the page's stream attaches on a busy server
+        return open_page(live, held), 0.0, "", gr.update(open=False), held, status_line(live)
 
     def on_start(current: Page | None, armed: float, held: Any, given: Any, *values: Any) -> tuple[Any, ...]:
         def make() -> LiveSession:
@@ -298,7 +300,7 @@ def build_live(
         async for update in stream(page, view, outbox_of(request)):
             yield update
 
-    launched = [session, confirm, notice, setup_box, tokens]
+    launched = [session, confirm, notice, setup_box, tokens, status]
     for button, handler, inputs in (
         (start, on_start, [session, confirm, tokens, password, *form.inputs()]),
         (demo, on_demo, [session, confirm, tokens, password]),

@@ -211,7 +211,8 @@ def _countdown(request: HumanRequest | None) -> str:
     return f'<div class="countdown" role="timer">{left} s left, then it passes</div>'
 
 
-def _status(live: LiveSession, owner: bool = True, seat: str | None = None) -> str:
+def status_line(live: LiveSession, owner: bool = True, seat: str | None = None) -> str:
+    """The debate's status line as a page shows it (what it does, whom the page seats or that it watches)."""
     busy = live.activity()
     text = f"{live.status}{f' ({busy})' if busy else ''} · debate {live.debate_id[:8]}"
     if seat and not live.done:
@@ -250,7 +251,7 @@ def updates(
             drawn.lines = lines
         texts = cache.texts(state, audience, live.version)
         head = [
-            _changed(drawn, "status", _status(live, owner, seat)),
+            _changed(drawn, "status", status_line(live, owner, seat)),
             _changed(drawn, "question", texts["question"]),
             _changed(drawn, "budget", texts["budget"]),
             delta,

@@ -200,7 +200,7 @@ class LiveSession(SeatsMixin):
         """The debate has ended (or was stopped while its model was still loading: it never starts)."""
         if self._stopping and self._loading_since is not None:
             return True
-        return not self._thread.is_alive() and self.status not in ("starting",)
+        return self._thread.ident is not None and not self._thread.is_alive()  # started, and its thread is over
 
     def activity(self) -> str:
         """What the debate is busy with right now, for the status line: loading (how long), else ``ui.activity``."""
@@ -215,6 +215,12 @@ class LiveSession(SeatsMixin):
             return self.clock.words(now, tokens, tokens - self._tokens_at_event, person)
 
     def start(self) -> LiveSession:
+        """Run the debate in its thread; the status says at once what it does first (a model to load)."""
+        first = next(filter(_loads_lazily, self.backends), None)
+        if first is not None:
+            with self.lock:
+                self.status = loading_words(first)
+                self._loading_since = time.monotonic()
         with _SESSIONS_LOCK:
             _SESSIONS[self.debate_id] = self
         self._thread.start()
