@@ -13,20 +13,22 @@ were matched.
     python bench/ui_latency.py --app /tmp/ui-before  # another checkout (e.g. the polling UI, 64384f6)
 
 Both run the same scripted debate (pace 0.6 s per sentence, budget 300).
+The app is started as bench/classroom.py starts it (bench/app_process.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
+
+# the repository's packages before bench/'s modules (bench/storage.py is not storage); bench/ is a package then
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.app_process import free_port, start_app
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -50,33 +52,6 @@ const look = () => {
 };
 new MutationObserver(look).observe(document, {subtree: true, childList: true, characterData: true});
 """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def start_app(app: Path, db: Path, port: int) -> subprocess.Popen[str]:
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(app)}
-    process = subprocess.Popen(
-        [sys.executable, str(app / "app.py"), "--db", str(db), "--port", str(port)],
-        cwd=app,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2):
-                return process
-        except OSError:
-            time.sleep(0.5)
-    process.kill()
-    raise SystemExit("the app did not start")
 
 
 def drive(port: int, pace: float, budget: int) -> list[tuple[str, int, float]]:
@@ -110,14 +85,13 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=0.6)
     parser.add_argument("--budget", type=int, default=300)
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
     from debate_core.events import UnitDisclosed
     from storage import Store
 
     with tempfile.TemporaryDirectory() as scratch:
         db = Path(scratch) / "latency.sqlite3"
         port = free_port()
-        process = start_app(args.app.resolve(), db, port)
+        process = start_app(args.app.resolve(), db, port, within_s=120)
         try:
             shown = drive(port, args.pace, args.budget)
         finally:

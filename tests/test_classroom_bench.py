@@ -1,5 +1,6 @@
-"""bench/classroom.py's own arithmetic: the transcript a client rebuilds from the deltas, the latencies and
-their percentiles per quarter (the run on real connections is tests/browser/test_classroom_bench.py)."""
+"""bench/classroom.py's own arithmetic: the transcript a client rebuilds from the deltas, what a page reads and
+sends (bench/classroom_clients.py), the latencies and their percentiles per quarter (bench/classroom_report.py)
+and how the run pools them (the run on real connections is tests/browser/test_classroom_bench.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+
+from bench.classroom_clients import SAID, Transcript, heartbeat_fn, host_view, seat_presses, slot_value
+from bench.classroom_report import Outcome, latencies, percentiles, quarters, report
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,8 +32,7 @@ def line(*sentences: str) -> str:
 
 
 def test_a_client_rebuilds_the_transcript_from_deltas_and_notes_each_sentence_once_when_it_first_arrives():
-    classroom = bench()
-    shown = classroom.Transcript()
+    shown = Transcript()
     shown.apply({"seq": 1, "from": 0, "lines": [line("Hi.")]}, at=1.0)
     shown.apply({"seq": 2, "from": 0, "lines": [line("Hi.", "A &lt;b&gt; is bold.")]}, at=2.0)  # the line grew
     shown.apply({"seq": 2, "from": 0, "lines": [line("ignored: the same update again")]}, at=3.0)
@@ -37,15 +40,14 @@ def test_a_client_rebuilds_the_transcript_from_deltas_and_notes_each_sentence_on
     shown.apply({"seq": 3, "from": 1, "lines": [line("Hi.")]}, at=5.0)  # the second copy of a text
     assert shown.first == {("Hi.", 1): 1.0, ("A <b> is bold.", 1): 2.0, ("Hi.", 2): 5.0}
     disclosed = [("Hi.", 0.5), ("A <b> is bold.", 1.5), ("Hi.", 4.0), ("Never shown.", 4.5)]
-    assert classroom.latencies(disclosed, shown.first, since=1.0) == [None, 0.5, 1.0, None]  # before its first
+    assert latencies(disclosed, shown.first, since=1.0) == [None, 0.5, 1.0, None]  # before its first
 
 
 def test_percentiles_and_quarters():
-    classroom = bench()
-    assert classroom.percentiles(list(range(1, 101))) == (51, 95, 100)
-    assert all(math.isnan(v) for v in classroom.percentiles([]))
-    assert classroom.quarters(10) == (range(0, 2), range(8, 10))
-    assert classroom.quarters(1) == (range(0, 1), range(0, 1))
+    assert percentiles(list(range(1, 101))) == (51, 95, 100)
+    assert all(math.isnan(v) for v in percentiles([]))
+    assert quarters(10) == (range(0, 2), range(8, 10))
+    assert quarters(1) == (range(0, 1), range(0, 1))
 
 
 def config(*components: tuple[int, str], heartbeat_outputs: tuple[int, ...] = (1, 2)) -> dict:
@@ -60,9 +62,8 @@ def config(*components: tuple[int, str], heartbeat_outputs: tuple[int, ...] = (1
 
 
 def test_the_host_reads_the_join_code_and_the_seats_a_model_holds_from_its_heartbeat():
-    classroom = bench()
     page = config((1, "join-info"), (2, "roster"))
-    assert classroom.heartbeat_fn(page) == 7
+    assert heartbeat_fn(page) == 7
     roster = (
         '<table class="roster" id="roster-table"><tbody>'
         '<tr data-seat="Alex"><td>Alex · pro</td><td>closed</td><td>a model</td><td></td></tr>'
@@ -71,14 +72,14 @@ def test_the_host_reads_the_join_code_and_the_seats_a_model_holds_from_its_heart
         '<tr data-seat="Ben"><td>Ben</td><td>open</td><td>a model</td><td></td></tr></tbody></table>'
     )
     join = '<div class="join"><p>Join code: <strong id="join-code">AB3DEF</strong></p></div>'
-    assert classroom.host_view(page, [join, roster]) == ("AB3DEF", ["Alex", "Chris & Co"])
-    assert classroom.host_view(page, [{"__type__": "update"}, ""]) == ("", [])  # a page that is not the host's
+    assert host_view(page, [join, roster]) == ("AB3DEF", ["Alex", "Chris & Co"])
+    assert host_view(page, [{"__type__": "update"}, ""]) == ("", [])  # a page that is not the host's
     with pytest.raises(RuntimeError):
-        classroom.heartbeat_fn(config((1, "join-info"), heartbeat_outputs=(3,)))
+        heartbeat_fn(config((1, "join-info"), heartbeat_outputs=(3,)))
 
 
 def test_a_seated_person_fills_the_words_form_as_it_was_shown_and_sends_blanks_for_hidden_slots():
-    value = bench().slot_value
+    value = slot_value
     hidden = {"__type__": "update", "visible": False}
     assert [value(f"seat-{kind}-0", hidden) for kind in ("choice", "integer", "boolean", "text")] == [
         None,
@@ -93,11 +94,11 @@ def test_a_seated_person_fills_the_words_form_as_it_was_shown_and_sends_blanks_f
     assert value("seat-integer-0", {"visible": True, "minimum": 2, "value": None}) == 2
     assert value("seat-integer-1", {"visible": True, "minimum": 0, "value": 5.0}) == 5
     assert value("seat-boolean-0", {"visible": True, "value": True}) is True
-    assert value("seat-text-2", {"visible": True, "value": ""}) == bench().SAID
+    assert value("seat-text-2", {"visible": True, "value": ""}) == SAID
 
 
 def test_seated_people_press_each_control_once_a_few_sentences_apart_and_not_together():
-    presses = bench().seat_presses
+    presses = seat_presses
     assert presses(0) == [(4, "interrupt"), (12, "raise_hand")]
     assert presses(1) == [(6, "raise_hand"), (14, "interrupt")]
     moments = [at for index in range(4) for at, _ in presses(index)]
@@ -111,12 +112,12 @@ def test_several_debates_pool_their_latencies_and_the_report_says_the_worst_deba
     first, last, arrived, expected = classroom.pooled([("A.", 1.0), ("B.", 2.0)], [page, late])
     assert arrived == expected == 3  # the late page did not expect "A.", disclosed before its first update
     assert [round(v) for v in first] == [100] and sorted(round(v) for v in last) == [200, 500]
-    outcome = classroom.Outcome(
+    outcome = Outcome(
         4, (1, 2, 3), (4, 5, 6), 10, 10, 8, 1.0, 10.0, 20, debates=3, seated=1, worst=(7, 9), presses=6, accepted=5,
         asked=4, sent=4,
     )  # fmt: skip
-    said = classroom.report(outcome)
+    said = report(outcome)
     assert said.startswith("3 debates × 4 viewers + 1 seated")
     assert "the worst debate's p95 7 / 9 ms" in said and "presses accepted 5/6" in said and "answered 4/4" in said
-    alone = classroom.report(classroom.Outcome(40, (1, 2, 3), (4, 5, 6), 10, 10, 8, 1.0, 10.0, 20))
+    alone = report(Outcome(40, (1, 2, 3), (4, 5, 6), 10, 10, 8, 1.0, 10.0, 20))
     assert alone.startswith(" 40 viewers ·") and "worst" not in alone and "presses" not in alone

@@ -8,6 +8,7 @@ import asyncio
 import math
 from concurrent.futures import ThreadPoolExecutor
 
+from bench.classroom_report import report
 from tests.test_classroom_bench import bench
 
 
@@ -23,7 +24,7 @@ def test_the_classroom_bench_follows_a_short_debate_on_real_connections(app_url,
     assert outcome.arrived == outcome.expected, "a sentence never reached a client"
     assert all(not math.isnan(value) and value >= 0 for value in outcome.last)
     assert outcome.updates >= outcome.sentences
-    assert "2 viewers" in classroom.report(outcome)
+    assert "2 viewers" in report(outcome)
 
 
 def test_a_seated_student_joins_by_the_code_presses_and_is_answered_for_in_the_bench(app_url, app_db):
@@ -33,4 +34,4 @@ def test_a_seated_student_joins_by_the_code_presses_and_is_answered_for_in_the_b
     assert outcome.arrived == outcome.expected >= 2 * (outcome.sentences - 1)
     assert outcome.presses >= 1 and outcome.accepted == outcome.presses, "a press of the student's own seat refused"
     assert outcome.asked >= 1 and outcome.sent == outcome.asked, "the debate did not take the student's words"
-    assert "1 viewers + 1 seated" in classroom.report(outcome)
+    assert "1 viewers + 1 seated" in report(outcome)
