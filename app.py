@@ -15,6 +15,7 @@ file only assembles the panels in ``ui/`` and launches Gradio.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ TITLE = "Interruptible multi-agent debate"
 # teacher's Pause, and every newcomer's page, queued. A stream holds no thread while it waits
 # (``ui.live_stream``), so the bound can be high; the short handlers still run in at most this many threads.
 MAX_EVENTS = 400
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 def build_app(store: Store, *, grace_s: float = DEFAULT_GRACE_S, host_password: str | None = None) -> gr.Blocks:
@@ -113,6 +115,14 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"only who types it may start a debate; joining needs none (default: ${HOST_PASSWORD_ENV}, preferred: "
         "a command line is visible to every user of the machine)",
     )
+    parser.add_argument(
+        "--log-level",
+        default=os.environ.get("DEBATE_LOG_LEVEL", "warning"),
+        type=str.lower,
+        choices=LOG_LEVELS,
+        help="what the app logs to standard error; info: every debate started, stopped as orphaned, and every page "
+        "that went away (default: $DEBATE_LOG_LEVEL, else warning)",
+    )
     args = parser.parse_args(argv)
     args.host_password = resolve_host_password(args.host_password)
     return args
@@ -120,6 +130,10 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = options(argv)
+    # the app's own logger (``debate_core.log``: the engine and ui/ log through it) at the level asked for; the
+    # libraries' at warning
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=logging.WARNING)
+    logging.getLogger("debate_core").setLevel(args.log_level.upper())
     host, port = address(args.host, args.port)
     store = Store(args.db)
     app = build_app(store, grace_s=max(0.0, args.orphan_grace), host_password=args.host_password)

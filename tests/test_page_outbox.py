@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import time
 from types import SimpleNamespace
 
 import gradio as gr
+import pytest
 from gradio.queueing import Event
 from gradio.state_holder import StateHolder
 
@@ -104,7 +106,8 @@ def _run(coroutine) -> None:
         pool.submit(asyncio.run, coroutine).result(timeout=HANG_GUARD_S)
 
 
-def test_a_page_that_goes_with_an_update_still_unsent_lets_go_of_its_debate():
+def test_a_page_that_goes_with_an_update_still_unsent_lets_go_of_its_debate(caplog):
+    caplog.set_level(logging.INFO, logger="debate_core")
     live, page = _owned_page(grace_s=0.05)
     unsent, gone = [0], [False]
     view = _view()
@@ -126,6 +129,21 @@ def test_a_page_that_goes_with_an_update_still_unsent_lets_go_of_its_debate():
 
     _run(watch())
     assert _stopped(live), "the debate of a closed page was not stopped after its grace"
+    said = [record.getMessage() for record in caplog.records]
+    assert f"debate {live.debate_id}: a page went away before it took its last update" in said  # --log-level info
+    assert f"debate {live.debate_id} has no page with its controls: stopping it" in said
+
+
+def test_the_apps_log_level_comes_from_the_flag_else_the_environment(monkeypatch):
+    from app import options
+
+    monkeypatch.delenv("DEBATE_LOG_LEVEL", raising=False)
+    assert options([]).log_level == "warning"
+    monkeypatch.setenv("DEBATE_LOG_LEVEL", "info")
+    assert options([]).log_level == "info"
+    assert options(["--log-level", "DEBUG"]).log_level == "debug"
+    with pytest.raises(SystemExit):
+        options(["--log-level", "loud"])
 
 
 def test_a_page_that_goes_while_nothing_happens_lets_go_of_its_debate():

@@ -50,6 +50,7 @@ from typing import Any
 import gradio as gr
 
 from debate_core.kernel.human import HumanRequest
+from debate_core.log import logger
 from ui import live_cache, render, seat_form
 from ui.charts import FIGURES
 from ui.classroom_live import seat_of
@@ -398,6 +399,7 @@ async def stream(page: Page | None, view: LiveView, outbox: Outbox | None = None
                 wait = min(wait, max(0.0, drawn.charts_time + CHARTS_EVERY_S - time.monotonic()))
             version = await changed(live, seen, timeout=wait)
             if outbox is not None and outbox.gone():
+                logger.info("debate %s: a page went away", live.debate_id)
                 return  # nobody reads this page any more: it lets go of the debate (below)
             seat = seat_of(live, page.token)  # a seat taken, freed or lapsed: this page follows the room
             moved = seat != page.seat
@@ -408,6 +410,7 @@ async def stream(page: Page | None, view: LiveView, outbox: Outbox | None = None
             if version == seen and not counting and activity == busy and not moved and not due:
                 continue
             if not await _taken(page, outbox):
+                logger.info("debate %s: a page went away before it took its last update", live.debate_id)
                 return
             if version != seen or counting or activity != busy or moved:
                 seen, busy = live.version, activity
@@ -415,6 +418,7 @@ async def stream(page: Page | None, view: LiveView, outbox: Outbox | None = None
                 yield await asyncio.to_thread(updates, live, drawn, view, plots=False, page=page)
             if _charts_behind(live, drawn) and time.monotonic() - drawn.charts_time >= CHARTS_EVERY_S:
                 if not await _taken(page, outbox):
+                    logger.info("debate %s: a page went away before it took its last update", live.debate_id)
                     return
                 drawn.charts_time = time.monotonic()
                 yield await asyncio.to_thread(updates, live, drawn, view, page=page)

@@ -224,6 +224,7 @@ class LiveSession(SeatsMixin):
         with _SESSIONS_LOCK:
             _SESSIONS[self.debate_id] = self
         self._thread.start()
+        logger.info("debate %s started (%s)", self.debate_id, self.status)
         return self
 
     # -- push -----------------------------------------------------------------------

@@ -86,16 +86,21 @@ def app_db(tmp_path_factory) -> Path:
 
 @contextlib.contextmanager
 def running_app(db: Path, log_path: Path) -> Iterator[str]:
-    """``app.py`` on a free port with ``db``, its output in ``log_path``; yields its address."""
+    """``app.py`` on a free port with ``db``, its output in ``log_path`` named for this pytest process
+    (``browser-app-PID.log``: ``make test`` runs two pytest processes side by side, each with its own app);
+    yields its address."""
     port = free_port()
     env = {
         **os.environ,
         "GRADIO_ANALYTICS_ENABLED": "False",
         "HF_HUB_OFFLINE": "1",
         "DEBATE_ORPHAN_GRACE_S": str(ORPHAN_GRACE_S),
+        # every debate started and stopped, and every page gone, in the app's log (debug: more)
+        "DEBATE_LOG_LEVEL": os.environ.get("DEBATE_LOG_LEVEL", "info"),
         "DEBATE_STUDY_CACHE": str(db.parent / "study-cache"),  # committed studies, decompressed for this app
     }
     # The app's output goes to a file (a pipe nobody reads would fill up and block the app).
+    log_path = log_path.with_name(f"{log_path.stem}-{os.getpid()}{log_path.suffix}")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log = log_path.open("w", encoding="utf-8")
     process = subprocess.Popen(
