@@ -150,3 +150,26 @@ def test_a_browser_keeps_the_newest_tokens_and_drops_what_is_not_a_token(live):
     assert len(kept) == KEPT_TOKENS and list(kept)[-1] == live.debate_id and kept[live.debate_id] == live.owner_token
     assert "debate-0" not in kept and "junk" not in kept
     assert remember("not a map", live) == {live.debate_id: live.owner_token}
+
+
+def test_the_words_forms_box_is_shown_once_more_alone_so_a_quick_hide_and_show_cannot_leave_it_hidden(
+    live, monkeypatch
+):
+    from ui import live_stream
+
+    with gr.Blocks():
+        view = LiveView(*[gr.HTML() for _ in range(13)], build_seat_form(), *[gr.Button() for _ in range(4)])
+    page, drawn = open_page(live, remember({}, live)), Drawn()
+    now = [1000.0]
+    monkeypatch.setattr(live_stream.time, "monotonic", lambda: now[0])
+    first = dict(zip(view.outputs(), updates(live, drawn, view, page=page), strict=True))
+    assert first[view.form.box]["visible"] and "Before the debate" in first[view.form.prompt]
+    now[0] += live_stream.FORM_AGAIN_S / 2
+    soon = dict(zip(view.outputs(), updates(live, drawn, view, page=page), strict=True))
+    assert soon[view.form.box] == gr.skip()
+    now[0] += live_stream.FORM_AGAIN_S
+    again = dict(zip(view.outputs(), updates(live, drawn, view, page=page), strict=True))
+    assert again[view.form.box]["visible"] is True  # the box again, alone: what the person typed stays
+    assert all(again[slot] == gr.skip() for slot in (view.form.prompt, *view.form.inputs()))
+    later = dict(zip(view.outputs(), updates(live, drawn, view, page=page), strict=True))
+    assert later[view.form.box] == gr.skip()  # once

@@ -115,7 +115,7 @@ PAGE_JS_TEMPLATE = """
   };
   new MutationObserver(() => {
     const form = document.getElementById('seat');
-    if (!form || !visible(form)) { asked = null; return; }  // no question now (the form stays mounted, hidden)
+    if (!form) { asked = null; return; }
     const key = form.querySelector('#seat-prompt')?.textContent || '';
     if (asked && asked.form === form && asked.key === key) return;
     const field = [...form.querySelectorAll('input, textarea')].find((node) => !node.disabled && visible(node));

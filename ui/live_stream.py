@@ -130,6 +130,8 @@ CHARTS_EVERY_S = 1.0
 # While a page has not taken its last update, how often to look again (what changes meanwhile is merged).
 TAKEN_POLL_S = 0.02
 _NONE = object()  # a figure key no page holds: the page has not been sent that figure yet
+# A form's box is shown a second time this long after the form (see ``updates``).
+FORM_AGAIN_S = 0.3
 # While nothing happens, how often the page hears about a model loading or generating, and a countdown.
 ACTIVITY_S = 0.5
 
@@ -184,6 +186,7 @@ class Drawn:
     texts: dict[str, str] = field(default_factory=dict)
     figures: dict[str, Hashable] = field(default_factory=dict)  # figure name -> the data key the page holds
     request_id: int | None = None
+    form_at: float | None = None  # when the form was shown, until its box has been shown a second time
     answers_for: str | None = None
     buttons: tuple[bool, bool] | None = None
     charts_time: float = 0.0
@@ -293,7 +296,14 @@ def updates(
     request_id = request.request_id if request else None
     if request_id != drawn.request_id:
         drawn.request_id = request_id
+        drawn.form_at = time.monotonic() if request is not None else None
         form = seat_form.updates(request, view.form)
+    elif request is not None and drawn.form_at is not None and time.monotonic() - drawn.form_at >= FORM_AGAIN_S:
+        # Gradio unmounts a hidden box and mounts it again when shown: a form hidden and shown within a moment
+        # (an initial answer let pass, the floor won at once) could stay hidden. Its box is shown once more, alone
+        # (the fields keep what the person has typed).
+        drawn.form_at = None
+        form[0] = gr.update(visible=True)
     buttons = (not done, owner)
     control: list[Any] = [gr.skip()] * 4
     if buttons != drawn.buttons:

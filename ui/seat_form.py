@@ -21,7 +21,7 @@ request kind by name (``seat_words`` words the few that need it).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import gradio as gr
 
@@ -29,11 +29,6 @@ from debate_core.kernel.forms import FieldSpec
 from debate_core.kernel.human import HumanRequest
 from ui import seat_words
 
-# Hidden, never removed: Gradio unmounts a component made invisible (``visible=False``) and mounts it again when
-# it is shown, and a form hidden and shown again within a moment (one request answered, the next one asked at
-# once: an initial answer passed, then the floor) could stay hidden, the second update lost in the re-mount.
-# ``"hidden"`` keeps every part of the form mounted, out of sight (display: none).
-HIDDEN: Final = "hidden"
 SLOTS = {"choice": 3, "integer": 2, "text": 3, "boolean": 3}  # ACE's analysis: three yes/no and three texts
 # Far above any field's limit: a long paste reaches the channel whole and is refused with its length,
 # never cut silently by the browser.
@@ -56,19 +51,19 @@ class SeatForm:
 
 
 def build_seat_form() -> SeatForm:
-    with gr.Group(visible=HIDDEN, elem_id="seat") as box:
+    with gr.Group(visible=False, elem_id="seat") as box:
         prompt = gr.Markdown("", elem_id="seat-prompt")
         slots: dict[str, list[Any]] = {kind: [] for kind in SLOTS}
         for i in range(SLOTS["choice"]):
-            slots["choice"].append(gr.Radio([], label="", visible=HIDDEN, elem_id=f"seat-choice-{i}"))
+            slots["choice"].append(gr.Radio([], label="", visible=False, elem_id=f"seat-choice-{i}"))
         for i in range(SLOTS["integer"]):
-            slots["integer"].append(gr.Slider(0, 9, value=0, step=1, visible=HIDDEN, elem_id=f"seat-integer-{i}"))
+            slots["integer"].append(gr.Slider(0, 9, value=0, step=1, visible=False, elem_id=f"seat-integer-{i}"))
         # yes/no before texts: a decision's box before its point, ACE's verdicts before the items they cite
         for i in range(SLOTS["boolean"]):
-            slots["boolean"].append(gr.Checkbox(label="", visible=HIDDEN, elem_id=f"seat-boolean-{i}"))
+            slots["boolean"].append(gr.Checkbox(label="", visible=False, elem_id=f"seat-boolean-{i}"))
         for i in range(SLOTS["text"]):
             slots["text"].append(
-                gr.Textbox(label="", lines=3, max_length=MAX_TEXT_CHARS, visible=HIDDEN, elem_id=f"seat-text-{i}")
+                gr.Textbox(label="", lines=3, max_length=MAX_TEXT_CHARS, visible=False, elem_id=f"seat-text-{i}")
             )
         submit = gr.Button("Submit", variant="primary", elem_id="seat-submit")
     message = gr.HTML("", elem_id="seat-message")  # outside the box: "sent" stays visible once it folds away
@@ -119,9 +114,9 @@ def _update(spec: FieldSpec, kind: str, request: HumanRequest) -> Any:
 
 def updates(request: HumanRequest | None, form: SeatForm) -> list[Any]:
     """Values for ``form.outputs()``: the box, the prompt, every slot, the message."""
-    hidden = [gr.update(visible=HIDDEN) for _ in form.inputs()]
+    hidden = [gr.update(visible=False) for _ in form.inputs()]
     if request is None:
-        return [gr.update(visible=HIDDEN), gr.skip(), *hidden, gr.skip()]
+        return [gr.update(visible=False), gr.skip(), *hidden, gr.skip()]
     try:
         placed = assign(request.fields)
     except ValueError as error:

@@ -225,7 +225,7 @@ def form_updates(request):
     updates = seat_form.updates(request, form)
     slots = updates[2:-1]
     names = [f"{kind}-{i}" for kind, count in seat_form.SLOTS.items() for i in range(count)]
-    return updates, {name: update for name, update in zip(names, slots, strict=True) if update.get("visible") is True}
+    return updates, {name: update for name, update in zip(names, slots, strict=True) if update.get("visible")}
 
 
 def test_a_person_as_the_observer_gets_the_analysis_form_whole_then_picks_and_decides():

@@ -94,7 +94,7 @@ def shown(request: HumanRequest) -> tuple[str, dict[str, dict[str, Any]], str]:
         form = seat_form.build_seat_form()
     updates = seat_form.updates(request, form)
     names = [f"{kind}-{i}" for kind, count in seat_form.SLOTS.items() for i in range(count)]
-    slots = {name: update for name, update in zip(names, updates[2:-1], strict=True) if update.get("visible") is True}
+    slots = {name: update for name, update in zip(names, updates[2:-1], strict=True) if update.get("visible")}
     return updates[1], slots, updates[-1]
 
 

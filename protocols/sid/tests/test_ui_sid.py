@@ -259,7 +259,7 @@ def form_updates(request):
     shown = seat_form.updates(request, form)
     slots = shown[2:-1]
     names = [f"{kind}-{i}" for kind, count in seat_form.SLOTS.items() for i in range(count)]
-    return shown, {name: update for name, update in zip(names, slots, strict=True) if update.get("visible") is True}
+    return shown, {name: update for name, update in zip(names, slots, strict=True) if update.get("visible")}
 
 
 def test_the_set_up_form_offers_sid_its_variants_and_every_seat_without_roles():
