@@ -377,6 +377,7 @@ async def _taken(page: Page, outbox: Outbox | None) -> bool:
     waited = 0.0
     while outbox.unsent() > 0 and not page.closed:
         if outbox.gone():
+            logger.info("debate %s: a page went away before it took its last update", page.live.debate_id)
             return False
         pause = 0.005 if waited < 0.05 else TAKEN_POLL_S
         await asyncio.sleep(pause)
@@ -420,7 +421,6 @@ async def stream(page: Page | None, view: LiveView, outbox: Outbox | None = None
             if version == seen and not counting and activity == busy and not moved and not due:
                 continue
             if not await _taken(page, outbox):
-                logger.info("debate %s: a page went away before it took its last update", live.debate_id)
                 return
             if version != seen or counting or activity != busy or moved:
                 seen, busy = live.version, activity
@@ -428,7 +428,6 @@ async def stream(page: Page | None, view: LiveView, outbox: Outbox | None = None
                 yield await asyncio.to_thread(updates, live, drawn, view, plots=False, page=page)
             if _charts_behind(live, drawn) and time.monotonic() - drawn.charts_time >= CHARTS_EVERY_S:
                 if not await _taken(page, outbox):
-                    logger.info("debate %s: a page went away before it took its last update", live.debate_id)
                     return
                 drawn.charts_time = time.monotonic()
                 yield await asyncio.to_thread(updates, live, drawn, view, page=page)
