@@ -152,7 +152,7 @@ def test_a_browser_keeps_the_newest_tokens_and_drops_what_is_not_a_token(live):
     assert remember("not a map", live) == {live.debate_id: live.owner_token}
 
 
-def test_the_words_forms_box_is_shown_once_more_alone_so_a_quick_hide_and_show_cannot_leave_it_hidden(
+def test_the_words_form_is_shown_once_more_without_values_so_a_quick_hide_and_show_cannot_leave_it_hidden(
     live, monkeypatch
 ):
     from ui import live_stream
@@ -169,7 +169,12 @@ def test_the_words_forms_box_is_shown_once_more_alone_so_a_quick_hide_and_show_c
     assert soon[view.form.box] == gr.skip()
     now[0] += live_stream.FORM_AGAIN_S
     again = dict(zip(view.outputs(), updates(live, drawn, view, page=page), strict=True))
-    assert again[view.form.box]["visible"] is True  # the box again, alone: what the person typed stays
-    assert all(again[slot] == gr.skip() for slot in (view.form.prompt, *view.form.inputs()))
+    assert again[view.form.box]["visible"] is True  # the box again, and each field it shows
+    shown = [slot for slot in view.form.inputs() if first[slot]["visible"]]
+    assert shown and all(again[slot]["visible"] is True for slot in shown)
+    assert all(again[slot]["label"] == first[slot]["label"] for slot in shown)
+    assert all("value" not in again[slot] for slot in shown)  # what the person has entered stays
+    assert all(again[slot] == gr.skip() for slot in view.form.inputs() if slot not in shown)
+    assert again[view.form.prompt] == gr.skip()
     later = dict(zip(view.outputs(), updates(live, drawn, view, page=page), strict=True))
     assert later[view.form.box] == gr.skip()  # once

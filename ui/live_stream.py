@@ -299,11 +299,11 @@ def updates(
         drawn.form_at = time.monotonic() if request is not None else None
         form = seat_form.updates(request, view.form)
     elif request is not None and drawn.form_at is not None and time.monotonic() - drawn.form_at >= FORM_AGAIN_S:
-        # Gradio unmounts a hidden box and mounts it again when shown: a form hidden and shown within a moment
-        # (an initial answer let pass, the floor won at once) could stay hidden. Its box is shown once more, alone
-        # (the fields keep what the person has typed).
+        # Gradio unmounts a hidden component and mounts it again when shown: a form hidden and shown within a
+        # moment (an initial answer let pass, the floor won at once) could stay hidden, its box or a field. The
+        # box and its fields are shown once more (no values: the fields keep what the person has entered).
         drawn.form_at = None
-        form[0] = gr.update(visible=True)
+        form = seat_form.shown_again(request, view.form)
     buttons = (not done, owner)
     control: list[Any] = [gr.skip()] * 4
     if buttons != drawn.buttons:

@@ -132,6 +132,31 @@ def updates(request: HumanRequest | None, form: SeatForm) -> list[Any]:
     return [gr.update(visible=True), seat_words.prompt(request), *slots, ""]
 
 
+def shown_again(request: HumanRequest, form: SeatForm) -> list[Any]:
+    """Values for ``form.outputs()`` that show ``request``'s form once more without touching what the person has
+    entered: the box and each of its fields made visible again with their labels and choices, no values.
+
+    Gradio mounts a hidden component again when it is shown; a form hidden and shown again within a moment could
+    stay hidden, its box or a field in it (``live_stream`` sends this a moment after the form).
+    """
+    again = [gr.skip() for _ in form.inputs()]
+    try:
+        placed = assign(request.fields)
+    except ValueError:
+        return [gr.update(visible=True), gr.skip(), *again, gr.skip()]
+    offsets, start = {}, 0
+    for kind, count in SLOTS.items():
+        offsets[kind], start = start, start + count
+    for spec, kind, index in placed:
+        shown: dict[str, Any] = {"visible": True, "label": shown_label(spec), "info": spec.help}
+        if kind == "choice":
+            shown["choices"] = seat_words.choices(request, spec)
+        elif kind == "integer":
+            shown.update(minimum=spec.minimum or 0, maximum=spec.maximum if spec.maximum is not None else 100)
+        again[offsets[kind] + index] = gr.update(**shown)
+    return [gr.update(visible=True), gr.skip(), *again, gr.skip()]
+
+
 def values(request: HumanRequest, slot_values: list[Any]) -> dict[str, Any]:
     """What the person set, by field name (blank texts and unset choices as None)."""
     offsets, start = {}, 0

@@ -41,6 +41,9 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+# How long one Playwright action or read waits for what it needs (an element drawn, a button enabled): Playwright's
+# 30 s is short where the model lane shares a busy CI machine; what never comes still fails, later.
+ACTION_TIMEOUT_MS = 120_000
 ORPHAN_GRACE_S = 2  # the app stops a debate whose page has been gone this long
 
 
@@ -163,6 +166,7 @@ def browser() -> Iterator[object]:
 def open_page(browser, url: str, *, width: int = 1400, height: int = 1600, dark: bool = False, ready: str = "#start"):
     """A fresh browser context (its own Gradio session) on ``url``, loaded (``ready`` is shown)."""
     context = browser.new_context(viewport={"width": width, "height": height}, color_scheme="dark" if dark else "light")
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
     tab = context.new_page()
     tab.goto(url)
     tab.wait_for_selector(ready, timeout=60_000)

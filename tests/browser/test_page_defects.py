@@ -100,7 +100,10 @@ def test_audience_mode_lets_the_transcript_grow_and_the_question_with_it(page):
 def test_the_transcript_follows_new_sentences_unless_the_reader_scrolled_up(page):
     # Paced, then paused once the transcript overflows, then advanced with Step: new sentences arrive when the
     # test asks for them, so a busy machine cannot run the demo out from under it.
-    start_demo(page, pace=1.0)
+    open_more_settings(page)
+    set_number(page, "budget-setting", 2000)  # a debate long enough that a page far behind it cannot see it end
+    set_number(page, "pace", 1.0)
+    page.click("#start")
     box = page.locator("#transcript")
     wait_for(lambda: box.evaluate("t => t.scrollHeight > t.clientHeight + 100"), "a transcript that overflows")
     page.click("#pause")
