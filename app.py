@@ -27,8 +27,8 @@ from ui import cheap_skips
 from ui.analysis_panel import build_analysis
 from ui.classroom import HOST_PASSWORD_ENV, HostGate, resolve_host_password
 from ui.debate_buttons import build_buttons
-from ui.live_panel import build_live, page_js
-from ui.live_stream import KEEP_ZOOM_JS
+from ui.live_panel import build_live
+from ui.page_scripts import KEEP_ZOOM_JS, page_js
 from ui.replay_panel import build_replay
 from ui.session import DEFAULT_GRACE_S
 from ui.setup_panel import build_setup

@@ -17,7 +17,7 @@ from debate_core import AgentSpec, Debate, DebateConfig, ScriptedBackend
 from debate_core.plugins import problems
 from debate_core.protocols import registry as protocols
 from tests.conftest import QUESTION
-from ui import live_panel, render, seat_state, web_plugins
+from ui import live_panel, page_scripts, render, seat_state, web_plugins
 from ui.view_model import DebateView
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +101,7 @@ def test_every_role_of_every_protocol_has_registered_live_controls_or_none():
 
 
 def test_every_button_is_a_guarded_control_and_has_its_key_on_the_page():
-    script = live_panel.page_js()
+    script = page_scripts.page_js()
     for spec in web_plugins.live_controls():
         for press in spec.buttons:
             assert press.text or press.name in live_panel.CONTROLS  # words go through raise_point, also guarded

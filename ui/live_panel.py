@@ -12,7 +12,7 @@ badge, ``seat_state``). The live controls are declared by the protocols
 (``web_plugins.LiveControls``: Kimura's debater, Parliament's critic,
 HandRaiser's moderator) and drawn by one generic widget (``live_controls.control_group``):
 the always-visible answer, the urgency slider, the text box and the buttons
-each set declares, with their keys (``page_js``). Only when
+each set declares, with their keys (``page_scripts.page_js``). Only when
 the debate needs the person's words (their initial answer, their utterance
 once they hold the floor, a vote), the form for them (``seat_form``) opens,
 with a countdown when a timeout applies; the page's script scrolls it into
@@ -49,7 +49,6 @@ debate (``session``).
 from __future__ import annotations
 
 import functools
-import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -67,9 +66,10 @@ from ui.form_words import FormError
 from ui.live_controls import ControlGroup, control_group, firsts
 from ui.live_handlers import CONTROLS, control, raise_point, submit_words
 from ui.live_handlers import notice_html as _notice
-from ui.live_stream import TRANSCRIPT_JS, LiveView, redraw_ended, status_line, stream
+from ui.live_stream import LiveView, redraw_ended, status_line, stream
 from ui.page_access import Page, open_page, remember, token_for
 from ui.page_outbox import outbox_of
+from ui.page_scripts import TRANSCRIPT_JS
 from ui.seat_form import build_seat_form
 from ui.session import (
     DEFAULT_GRACE_S,
@@ -86,72 +86,6 @@ from ui.setup_panel import NO_HUMAN, SetupForm
 
 CONFIRM_S = 10.0
 TOKENS_KEY = "debate-control-tokens"  # where this browser keeps the tokens of the debates it started
-# Run once when the page loads: keyboard shortcuts for the live controls (unless the person is typing),
-# the address follows the live debate (?live=ID, so a reload re-attaches to it), and the words form is
-# brought into view and focused whenever the debate asks the person something. KEYS and FOCUS are
-# filled from the registered live controls (``page_js``).
-PAGE_JS_TEMPLATE = """
-() => {
-  if (window.__debateKeys) return;
-  window.__debateKeys = true;
-  new MutationObserver(() => {
-    const shown = document.querySelector('#status .status[data-debate]');
-    const id = shown && shown.dataset.debate;
-    if (id && new URLSearchParams(location.search).get('live') !== id) {
-      history.replaceState(null, '', '?live=' + encodeURIComponent(id));
-    }
-  }).observe(document.body, {subtree: true, childList: true});
-  const ids = __KEYS__;
-  const focus = __FOCUS__;
-  const visible = (found) => found && found.offsetParent !== null;
-  // The words form, each time it opens or asks something new: scrolled into view and its first field focused
-  // (unless the person is typing in another box), so nobody has to look for what the debate waits for.
-  const typing = (node) => node && (node.isContentEditable || node.tagName === 'TEXTAREA'
-    || (node.tagName === 'INPUT' && ['text', 'search', 'number', ''].includes(node.type)));
-  let asked = null;
-  const inView = (form) => {
-    const box = form.getBoundingClientRect();
-    return box.top >= 0 && box.bottom <= window.innerHeight;
-  };
-  new MutationObserver(() => {
-    const form = document.getElementById('seat');
-    if (!form) { asked = null; return; }
-    const key = form.querySelector('#seat-prompt')?.textContent || '';
-    if (asked && asked.form === form && asked.key === key) return;
-    const field = [...form.querySelectorAll('input, textarea')].find((node) => !node.disabled && visible(node));
-    if (!field) return;
-    asked = {form, key};
-    form.scrollIntoView({block: 'nearest'});
-    setTimeout(() => { if (form.isConnected && !inView(form)) form.scrollIntoView({block: 'nearest'}); }, 300);
-    const active = document.activeElement;
-    if (!(typing(active) && !form.contains(active))) field.focus({preventScroll: true});
-  }).observe(document.body, {subtree: true, childList: true, characterData: true});
-  document.addEventListener('keydown', (event) => {
-    const target = event.target;
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (target && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))) return;
-    const key = event.key.toLowerCase();
-    const box = (focus[key] || []).map((id) => document.querySelector(`#${id} textarea, #${id} input`)).find(visible);
-    if (box) { event.preventDefault(); box.focus(); return; }  // type the words, then Enter sends them
-    const button = (ids[key] || []).map((id) => document.getElementById(id)).find(visible);
-    if (button) { event.preventDefault(); button.click(); }
-  });
-}
-"""
-
-
-def page_js() -> str:
-    """The page's script, with the keys of every registered live-control set (a key may serve several sets:
-    the visible one's button is pressed)."""
-    keys: dict[str, list[str]] = {}
-    focus: dict[str, list[str]] = {}
-    for spec in web_plugins.live_controls():
-        for press in spec.buttons:
-            if press.key:
-                keys.setdefault(press.key.lower(), []).append(press.elem_id)
-        if spec.text is not None and spec.text.key:
-            focus.setdefault(spec.text.key.lower(), []).append(spec.text.elem_id)
-    return PAGE_JS_TEMPLATE.replace("__KEYS__", json.dumps(keys)).replace("__FOCUS__", json.dumps(focus))
 
 
 def _empty() -> Any:

@@ -13,11 +13,11 @@ every page of the debate and redone only for what changed (``live_cache``),
 ``Drawn`` remembers the lines the page holds, and the hidden ``delta``
 component receives only the lines from the first one that changed (usually
 the last: a speech that grew by a unit), which the page's script replaces or
-appends (``TRANSCRIPT_JS``), keeping the reader's scroll position unless they
+appends (``page_scripts.TRANSCRIPT_JS``), keeping the reader's scroll position unless they
 are at the bottom. A plot is sent only when the data behind it changed
 (``charts.figure_keys``), at most once a ``CHARTS_EVERY_S``, after the text,
 as the debate's shared build of it (``live_cache.FIGURE_EVERY_S``);
-a plot that is redrawn keeps the reader's drag-zoom (``KEEP_ZOOM_JS``). A
+a plot that is redrawn keeps the reader's drag-zoom (``page_scripts.KEEP_ZOOM_JS``). A
 countdown is refreshed every second while the debate waits for the person's
 words.
 
@@ -59,71 +59,6 @@ from ui.page_outbox import Outbox
 from ui.seat_form import SeatForm
 from ui.seat_state import seat_state_html
 from ui.session import LiveSession
-
-# Applied by the page whenever ``delta`` changes: replace the transcript's lines from ``from`` on.
-TRANSCRIPT_JS = """
-(delta) => {
-  if (!delta || !delta.lines) return;
-  const box = document.getElementById('transcript');
-  if (!box) return;
-  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
-  const page = document.scrollingElement;
-  const pageAtBottom = page.scrollHeight - page.scrollTop - window.innerHeight < 40;
-  while (box.children.length > delta.from) box.removeChild(box.lastElementChild);
-  box.insertAdjacentHTML('beforeend', delta.lines.join(''));
-  if (atBottom) box.scrollTop = box.scrollHeight;
-  if (document.body.classList.contains('audience') && pageAtBottom) page.scrollTop = page.scrollHeight;
-  window.__transcriptUpdatedAt = Date.now();
-}
-"""
-
-
-# The page's script that keeps a reader's zoom on a plot: Gradio 6 mounts a new plotly chart for every value
-# a plot is sent (the old one, and the zoom dragged on it, are gone), so the ranges the reader chose on each
-# plot (by its container's id) are noted from plotly's relayout events and put back on the chart that
-# replaces it, for as long as the page shows the same debate; a double-click (autoscale) forgets them.
-KEEP_ZOOM_JS = """
-() => {
-  if (window.__keptZoom) return;
-  window.__keptZoom = {};
-  const debate = () => document.querySelector('#status .status[data-debate]')?.dataset.debate || '';
-  const AXIS = /^[xy]axis\\d*\\.(range(\\[[01]\\])?|autorange)$/;
-  const follow = (chart) => {
-    if (chart.__keepsZoom || !chart._fullLayout || !chart.on || !window.Plotly) return;
-    const key = chart.parentElement && chart.parentElement.closest('[id]')?.id;
-    if (!key) return;
-    chart.__keepsZoom = true;
-    const restore = () => {  // after every drawing of this chart, until it shows the reader's ranges
-      const kept = window.__keptZoom[key];
-      if (!kept || kept.debate !== debate()) return;
-      const off = Object.entries(kept.ranges).some(([name, value]) => {
-        const found = name.match(/^([xy]axis\\d*)\\.range(?:\\[([01])\\])?$/);
-        if (!found) return false;
-        const range = (chart._fullLayout[found[1]] || {}).range || [];
-        const shown = found[2] === undefined ? range : range[Number(found[2])];
-        return JSON.stringify(shown) !== JSON.stringify(value);
-      });
-      if (off) window.Plotly.relayout(chart, kept.ranges);
-    };
-    restore();
-    chart.on('plotly_afterplot', restore);
-    chart.on('plotly_relayout', (change) => {
-      const ranges = Object.fromEntries(Object.entries(change).filter(([name]) => AXIS.test(name)));
-      if (!Object.keys(ranges).length) return;
-      if (Object.entries(ranges).some(([name, on]) => name.endsWith('autorange') && on)) {
-        delete window.__keptZoom[key];
-        return;
-      }
-      const old = window.__keptZoom[key];
-      const same = old && old.debate === debate();
-      window.__keptZoom[key] = {debate: debate(), ranges: {...(same ? old.ranges : {}), ...ranges}};
-    });
-  };
-  new MutationObserver(() => document.querySelectorAll('.js-plotly-plot').forEach(follow))
-    .observe(document.body, {subtree: true, childList: true});
-}
-"""
-
 
 # Charts follow the text, at most this often (each is sent only when its data changed).
 CHARTS_EVERY_S = 1.0
