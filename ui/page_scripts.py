@@ -44,9 +44,10 @@ KEEP_ZOOM_JS = """
   window.__keptZoom = {};
   const debate = () => document.querySelector('#status .status[data-debate]')?.dataset.debate || '';
   const AXIS = /^[xy]axis\\d*\\.(range(\\[[01]\\])?|autorange)$/;
+  const keyOf = (chart) => chart.parentElement && chart.parentElement.closest('[id]')?.id;
   const follow = (chart) => {
     if (chart.__keepsZoom || !chart._fullLayout || !chart.on || !window.Plotly) return;
-    const key = chart.parentElement && chart.parentElement.closest('[id]')?.id;
+    const key = keyOf(chart);
     if (!key) return;
     chart.__keepsZoom = true;
     const restore = () => {  // after every drawing of this chart, until it shows the reader's ranges
@@ -77,6 +78,57 @@ KEEP_ZOOM_JS = """
   };
   new MutationObserver(() => document.querySelectorAll('.js-plotly-plot').forEach(follow))
     .observe(document.body, {subtree: true, childList: true});
+  // A drag begun on a chart that is drawn again before the mouse is released (a redraw in the middle of the drag)
+  // would zoom nothing: the box dragged (read on the chart the drag began on, as plotly reads it) is applied on
+  // release to the chart shown then, unless it shows that box already (plotly zoomed it, or it was drawn with
+  // the zoom noted). An axis moved less than MINDRAG pixels along keeps its range, as in plotly; a fixed one too.
+  const MINDRAG = 8;
+  const AXES = ['xaxis', 'yaxis'];
+  let drag = null;
+  const point = (layout, box, x, y) => {  // the data coordinates of a pixel of the page, on this chart's axes
+    const size = layout._size;
+    return {xaxis: layout.xaxis.p2r(x - box.left - size.l), yaxis: layout.yaxis.p2r(y - box.top - size.t)};
+  };
+  document.addEventListener('mousedown', (event) => {
+    drag = null;
+    const chart = event.button === 0 && event.target.closest && event.target.closest('.js-plotly-plot');
+    const layout = chart && event.target.closest('.nsewdrag') && chart._fullLayout;
+    if (!layout || !layout.xaxis || !layout.yaxis || !layout.xaxis.p2r || !layout.yaxis.p2r) return;
+    const box = chart.getBoundingClientRect();
+    const pixel = point(layout, box, 1, 1), zero = point(layout, box, 0, 0);
+    drag = {
+      layout, box, key: keyOf(chart), x: event.clientX, y: event.clientY,
+      from: point(layout, box, event.clientX, event.clientY),
+      pixel: Object.fromEntries(AXES.map((name) => [name, Math.abs(pixel[name] - zero[name])])),
+    };
+  }, true);
+  document.addEventListener('mouseup', (event) => {
+    const begun = drag;
+    drag = null;
+    if (!begun || !begun.key || !window.Plotly) return;
+    const to = point(begun.layout, begun.box, event.clientX, event.clientY);  // before plotly's own end of the drag
+    const moved = {xaxis: Math.abs(event.clientX - begun.x), yaxis: Math.abs(event.clientY - begun.y)};
+    setTimeout(() => {  // after plotly's own end of the drag
+      const chart = document.getElementById(begun.key)?.querySelector('.js-plotly-plot');
+      const layout = chart && chart._fullLayout;
+      if (!layout) return;
+      const ranges = {};
+      for (const name of AXES) {
+        const axis = layout[name];
+        if (!axis || axis.fixedrange || begun.layout[name].fixedrange || moved[name] < MINDRAG) continue;
+        const ends = [begun.from[name], to[name]].sort((a, b) => a - b);
+        if (axis.range && axis.range[0] > axis.range[1]) ends.reverse();  // a reversed axis stays reversed
+        const near = (axis.range || []).length === 2
+          && axis.range.every((end, i) => Math.abs(end - ends[i]) <= 2 * begun.pixel[name]);
+        if (near) continue;  // the chart shows the box already
+        ranges[`${name}.range[0]`] = ends[0];
+        ranges[`${name}.range[1]`] = ends[1];
+      }
+      if (!Object.keys(ranges).length) return;
+      follow(chart);  // the ranges are noted as the reader's (above), and put back on the charts that follow
+      window.Plotly.relayout(chart, ranges);
+    }, 0);
+  }, true);
 }
 """
 
