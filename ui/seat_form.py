@@ -98,18 +98,30 @@ def shown_label(spec: FieldSpec) -> str:
     return text + OPTIONAL
 
 
-def _update(spec: FieldSpec, kind: str, request: HumanRequest) -> Any:
-    label = shown_label(spec)
-    info = spec.help  # shown under the label for every kind ("" clears what a slot's last field had)
+# Where each kind's slots begin in ``SeatForm.inputs()`` (the kinds in ``SLOTS`` order).
+OFFSETS = {kind: sum(list(SLOTS.values())[:i]) for i, kind in enumerate(SLOTS)}
+
+
+def _shown(spec: FieldSpec, kind: str, request: HumanRequest) -> dict[str, Any]:
+    """A slot's properties for ``spec``, its value aside: visible, label, help, choices or bounds."""
+    # the help is shown under the label for every kind ("" clears what a slot's last field had)
+    shown: dict[str, Any] = {"visible": True, "label": shown_label(spec), "info": spec.help}
     if kind == "choice":
-        choices = seat_words.choices(request, spec)
-        return gr.update(visible=True, label=label, choices=choices, value=spec.default, info=info)
+        shown["choices"] = seat_words.choices(request, spec)
+    elif kind == "integer":
+        shown.update(minimum=spec.minimum or 0, maximum=spec.maximum if spec.maximum is not None else 100)
+    return shown
+
+
+def _update(spec: FieldSpec, kind: str, request: HumanRequest) -> Any:
+    shown = _shown(spec, kind, request)
+    if kind == "choice":
+        return gr.update(**shown, value=spec.default)
     if kind == "integer":
-        low, high = spec.minimum or 0, spec.maximum if spec.maximum is not None else 100
-        return gr.update(visible=True, label=label, minimum=low, maximum=high, value=spec.default or low, info=info)
+        return gr.update(**shown, value=spec.default or shown["minimum"])
     if kind == "boolean":
-        return gr.update(visible=True, label=label, value=bool(spec.default), info=info)
-    return gr.update(visible=True, label=label, value="", info=info, placeholder="")
+        return gr.update(**shown, value=bool(spec.default))
+    return gr.update(**shown, value="", placeholder="")
 
 
 def updates(request: HumanRequest | None, form: SeatForm) -> list[Any]:
@@ -122,13 +134,8 @@ def updates(request: HumanRequest | None, form: SeatForm) -> list[Any]:
     except ValueError as error:
         return [gr.update(visible=True), request.prompt, *hidden, f"**Cannot show this request:** {error}"]
     slots = hidden
-    offsets = {}
-    start = 0
-    for kind, count in SLOTS.items():
-        offsets[kind] = start
-        start += count
     for spec, kind, index in placed:
-        slots[offsets[kind] + index] = _update(spec, kind, request)
+        slots[OFFSETS[kind] + index] = _update(spec, kind, request)
     return [gr.update(visible=True), seat_words.prompt(request), *slots, ""]
 
 
@@ -144,28 +151,16 @@ def shown_again(request: HumanRequest, form: SeatForm) -> list[Any]:
         placed = assign(request.fields)
     except ValueError:
         return [gr.update(visible=True), gr.skip(), *again, gr.skip()]
-    offsets, start = {}, 0
-    for kind, count in SLOTS.items():
-        offsets[kind], start = start, start + count
     for spec, kind, index in placed:
-        shown: dict[str, Any] = {"visible": True, "label": shown_label(spec), "info": spec.help}
-        if kind == "choice":
-            shown["choices"] = seat_words.choices(request, spec)
-        elif kind == "integer":
-            shown.update(minimum=spec.minimum or 0, maximum=spec.maximum if spec.maximum is not None else 100)
-        again[offsets[kind] + index] = gr.update(**shown)
+        again[OFFSETS[kind] + index] = gr.update(**_shown(spec, kind, request))
     return [gr.update(visible=True), gr.skip(), *again, gr.skip()]
 
 
 def values(request: HumanRequest, slot_values: list[Any]) -> dict[str, Any]:
     """What the person set, by field name (blank texts and unset choices as None)."""
-    offsets, start = {}, 0
-    for kind, count in SLOTS.items():
-        offsets[kind] = start
-        start += count
     result: dict[str, Any] = {}
     for spec, kind, index in assign(request.fields):
-        value = slot_values[offsets[kind] + index]
+        value = slot_values[OFFSETS[kind] + index]
         if kind == "integer" and value is not None:
             value = int(value)
         if isinstance(value, str) and not value.strip() and kind != "text":
